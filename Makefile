@@ -1,0 +1,61 @@
+# steptp — top-level driver. `make run` and `make test` are the only two commands a fresh Debian machine needs.
+SHELL := /bin/bash
+JOBS ?= $(shell nproc)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+OUT ?= out/default
+
+# Debian packages the build and tests need (only missing ones are installed).
+PACKAGES := build-essential cmake ninja-build pkg-config clang python3 \
+  nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev \
+  libginac-dev libcln-dev libisl-dev libonnx-dev libprotobuf-dev protobuf-compiler libsqlite3-dev libomp-dev
+
+.PHONY: all deps build build-asan run test unit asan fuzz bench clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing missing packages:" $$missing; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/build.ninja: CMakeLists.txt | deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(ASAN_BUILD)/build.ninja: CMakeLists.txt | deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTEPTP_SANITIZE=ON -DSTEPTP_BENCH=OFF
+
+build-asan: deps $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target steptp_tests steptp
+
+run: build
+	./$(BUILD)/steptp generate --out $(OUT)
+	@echo "dataset written to $(OUT) (chat/, archive/, stats.md); audit with: ./$(BUILD)/steptp audit $(OUT)"
+
+unit: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Sanitizer build of the unit tests (ASan+UBSan); slow suites are excluded by the SANITIZER label filter.
+asan: build-asan
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -E 'Slow|slow'
+
+test: unit asan
+
+fuzz: deps
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSTEPTP_FUZZ=ON -DSTEPTP_BENCH=OFF
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_parser
+	mkdir -p fuzz/artifacts && ./build-fuzz/fuzz_parser -max_total_time=60 -artifact_prefix=fuzz/artifacts/ fuzz/corpus
+
+bench: build
+	@for b in $(BUILD)/bench_*; do [ -x $$b ] && $$b; done
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

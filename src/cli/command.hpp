@@ -1,0 +1,32 @@
+// CLI subcommand registry. Each src/cli/cmd_*.cpp registers its subcommands with a static CommandRegistrar, so
+// adding a command never touches main.cpp. CLI sources are compiled into the `steptp` executable itself (not the
+// library), which keeps the static registrars alive.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace steptp::cli {
+
+/// A command's run function returns the process exit code: 0 success, 1 "check failed", 2 bad input.
+using RunFn = std::function<int()>;
+
+/// `setup` adds one subcommand to `app` (with its options bound to captured state) and returns the function to
+/// run when that subcommand is selected.
+using SetupFn = std::function<RunFn(CLI::App& app)>;
+
+struct CommandRegistrar {
+  CommandRegistrar(std::string order_key, SetupFn setup);
+};
+
+struct RegisteredCommand {
+  std::string order_key;  // commands are added to --help in this order
+  SetupFn setup;
+};
+std::vector<RegisteredCommand>& command_registry();
+
+/// Prints "steptp: error: <msg>" to stderr (one line) and returns 2.
+int fail(const std::string& msg);
+
+}  // namespace steptp::cli

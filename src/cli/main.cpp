@@ -1,0 +1,53 @@
+// steptp command-line entry point. Subcommands live in src/cli/cmd_*.cpp.
+#include <algorithm>
+#include <iostream>
+#include <map>
+
+#include "cli/command.hpp"
+
+namespace steptp::cli {
+
+std::vector<RegisteredCommand>& command_registry() {
+  static std::vector<RegisteredCommand> r;
+  return r;
+}
+
+CommandRegistrar::CommandRegistrar(std::string order_key, SetupFn setup) {
+  command_registry().push_back({std::move(order_key), std::move(setup)});
+}
+
+int fail(const std::string& msg) {
+  std::cerr << "steptp: error: " << msg << "\n";
+  return 2;
+}
+
+}  // namespace steptp::cli
+
+int main(int argc, char** argv) {
+  using namespace steptp::cli;
+  CLI::App app{"steptp: step-level tensor-program optimisation data (Step-TP) on the LEIR loop IR"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "steptp 0.1.0");
+  auto& reg = command_registry();
+  std::sort(reg.begin(), reg.end(), [](auto& a, auto& b) { return a.order_key < b.order_key; });
+  std::vector<std::pair<CLI::App*, RunFn>> runs;
+  for (auto& c : reg) {
+    std::size_t before = app.get_subcommands({}).size();
+    RunFn fn = c.setup(app);
+    auto subs = app.get_subcommands({});
+    if (subs.size() > before) runs.emplace_back(subs.back(), std::move(fn));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    for (auto& [sub, fn] : runs)
+      if (sub->parsed()) return fn();
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  return 0;
+}

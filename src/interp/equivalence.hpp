@@ -1,0 +1,45 @@
+// Equivalence checking (LEIR.md §11).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "interp/interpreter.hpp"
+
+namespace steptp::interp {
+
+struct EquivOptions {
+  std::vector<std::uint64_t> seeds{0, 1, 2};
+  bool typed = false;          // RunOptions::typed for both runs
+  bool exact = false;          // require bit-identical outputs (class E)
+  double rtol_scale = 1.0;     // multiplies the per-dtype rtol/atol
+  std::uint64_t max_steps = 0; // per run; 0 = unlimited
+};
+
+/// Where an error was observed.
+struct ErrLocation {
+  std::string output;
+  std::int64_t index = -1;     // flat row-major index
+  std::uint64_t seed = 0;
+  Distribution dist = Distribution::Normal;
+  double a = 0, b = 0;         // candidate, original
+};
+
+struct EquivResult {
+  bool equivalent = false;
+  std::string code;            // "" when equivalent, else E501-E505
+  std::string message;
+  double max_abs_err = 0, max_rel_err = 0;
+  ErrLocation max_abs_at, max_rel_at, first_mismatch;
+  bool has_mismatch = false;
+  /// JSON object with all of the above (for records and the CLI).
+  std::string to_json() const;
+};
+
+/// Checks `candidate` against `original`. Never throws for program defects (they become E502/E503 results).
+EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidate, const EquivOptions& opt = {});
+
+/// Per-dtype tolerances (rtol, atol) of LEIR.md §11.
+std::pair<double, double> tolerance(ir::DType t);
+
+}  // namespace steptp::interp

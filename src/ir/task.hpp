@@ -1,0 +1,64 @@
+// Tasks: a LEIR program plus its known-buffer signature (LEIR.md §2), and JSON/JSONL I/O.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/ast.hpp"
+#include "ir/diag.hpp"
+
+namespace steptp::ir {
+
+enum class Role : std::uint8_t { Input, Constant, Param, Output };
+std::string_view role_name(Role r);
+
+/// One known buffer. Shape entries are in [1, 2^31); an empty shape is 0-d.
+struct KnownBuffer {
+  std::string name;
+  Role role = Role::Input;
+  DType dtype = DType::F32;
+  std::vector<std::int64_t> shape;
+  bool operator==(const KnownBuffer&) const = default;
+  std::int64_t numel() const;
+};
+
+/// A task. `program` is the parsed LEIR; `workload`/`suite` are free-form labels.
+struct Task {
+  std::string workload;
+  std::string suite;
+  std::vector<KnownBuffer> known;
+  Program program;
+
+  const KnownBuffer* find_known(std::string_view name) const;
+};
+
+/// Parses one task JSON object (text). Throws LeirError: E101 (malformed JSON or member), E102 (bad role, dtype,
+/// shape), E103 (duplicate name), E104 (known order), E105 (no output), and any parse error of the LEIR text.
+Task parse_task(std::string_view json_text);
+
+/// Serialises a task exactly like Python json.dumps (members workload, suite, known, leir; ", " and ": "
+/// separators; ASCII). Round-trips corpus lines byte for byte.
+std::string task_to_json(const Task& t);
+
+/// Reads a JSONL file: one task per non-empty line. Each element is either a task or the error for that line
+/// (the error's path is prefixed with "line N: "). Throws std::runtime_error if the file cannot be read.
+struct TaskOrError {
+  std::size_t line = 0;
+  bool ok = false;
+  Task task;
+  Diagnostic error;
+};
+std::vector<TaskOrError> read_tasks_jsonl(const std::string& path);
+
+/// Reads a file that holds one task (a .json object) or JSONL (first valid task). Throws LeirError or
+/// std::runtime_error (unreadable file).
+Task read_task_file(const std::string& path);
+
+/// Writes `content` to `path` atomically (temp file in the same directory + rename). Throws std::runtime_error.
+void write_file_atomic(const std::string& path, std::string_view content);
+
+/// Reads a whole file. Throws std::runtime_error naming the path if unreadable.
+std::string read_file(const std::string& path);
+
+}  // namespace steptp::ir

@@ -1,0 +1,99 @@
+// Strategy registry (STRATEGIES.md §5). Strategies are pure AST-to-AST rewrites of a Task.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/task.hpp"
+
+namespace steptp::strategy {
+
+enum class Family { Graph, Loop, Memory, Algebraic, Special };
+enum class Exactness { Exact, Reassoc, Domain, PartialCorrected };  // E, R, D, P (§6)
+std::string_view family_name(Family f);      // "graph", "loop", ...
+char exactness_letter(Exactness e);          // 'E' 'R' 'D' 'P'
+
+/// Stable position of a site within one task.
+struct SiteRef {
+  std::vector<std::uint32_t> nest;      // top-level index, then indices of nested items
+  std::optional<std::uint32_t> stmt;    // statement index within that nest's body, if any
+  std::vector<std::uint32_t> expr;      // child path inside the statement's AST, if any
+  bool operator==(const SiteRef&) const = default;
+  std::string to_string() const;        // e.g. "0/s1/e0.2" (parseable by parse_site_ref)
+};
+std::optional<SiteRef> parse_site_ref(std::string_view s);
+
+/// A parameter tuple: ordered (name, value) pairs; values are integers or strings.
+struct Param {
+  std::string name;
+  nlohmann::json value;
+  bool operator==(const Param&) const = default;
+};
+using Params = std::vector<Param>;
+
+/// A finite, ordered parameter space, indexable without materialising it. `at(k)` returns the k-th tuple in
+/// lexicographic order; `size()` its cardinality. Implemented as a callback so entries can index large spaces.
+struct ParamSpace {
+  std::uint64_t count = 1;
+  std::function<Params(std::uint64_t)> gen;   // empty gen with count 1 means "no parameters"
+  std::uint64_t size() const { return count; }
+  Params at(std::uint64_t k) const { return gen ? gen(k) : Params{}; }
+};
+
+struct Site {
+  SiteRef ref;
+  ParamSpace params;
+};
+
+struct Candidate {
+  std::string strategy;
+  SiteRef ref;
+  Params params;
+  /// Printed id: "loop_split@0/l2{outer=2}" style: name@site{k=v,...}. parse_candidate_id inverts it.
+  std::string id() const;
+};
+std::optional<Candidate> parse_candidate_id(std::string_view id);
+
+/// Result of apply: the new task, the facts record (STRATEGIES.md §10 common keys plus the entry's own keys),
+/// and the exactness class of this application.
+struct Applied {
+  ir::Task task;
+  nlohmann::json facts;
+  Exactness cls = Exactness::Exact;
+};
+
+/// Thrown by apply when the candidate does not fit the task (stale or wrong site/params): code "S001"
+/// (stale site), "S002" (bad parameters), "S003" (result failed validation — a strategy bug).
+class StrategyError : public std::runtime_error {
+ public:
+  StrategyError(std::string code, const std::string& msg) : std::runtime_error(msg), code_(std::move(code)) {}
+  const std::string& code() const { return code_; }
+ private:
+  std::string code_;
+};
+
+struct StrategyInfo {
+  std::string_view name;          // canonical Step-TP name
+  int index = 0;                  // canonical index 0..42
+  Family family = Family::Graph;
+  std::string_view description;   // one sentence (first sentence of the catalogue's "Rewrite")
+  std::vector<Site> (*enumerate)(const ir::Task&) = nullptr;
+  Applied (*apply)(const ir::Task&, const Candidate&) = nullptr;
+};
+
+/// Registered strategies, in canonical index order (only those implemented so far).
+std::span<const StrategyInfo> registry();
+const StrategyInfo* find(std::string_view name);
+
+/// All candidates of one strategy (sites × parameter tuples), in the deterministic enumeration order.
+std::vector<Candidate> enumerate_candidates(const StrategyInfo& s, const ir::Task& t);
+
+}  // namespace steptp::strategy
