@@ -1,0 +1,64 @@
+// Compiling lowered C code, running it sandboxed in a child process, and timing it (grounded latencies).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "interp/interpreter.hpp"
+#include "ir/task.hpp"
+
+namespace steptp::runtime {
+
+struct CompileOptions {
+  std::string cxx;                 // "" = $CXX or "c++"
+  std::string flags = "-O3 -march=native -fopenmp -shared -fPIC";
+  std::string cache_dir;           // "" = $STEPTP_CACHE or ~/.cache/steptp/so
+};
+
+/// A compiled shared object (cached on disk, keyed by a hash of code + compiler + flags).
+struct Compiled {
+  std::string so_path;
+  double compile_seconds = 0;      // 0 on a cache hit
+  bool cache_hit = false;
+};
+/// Throws std::runtime_error with the compiler's diagnostics on failure.
+Compiled compile_c(const std::string& code, const CompileOptions& opt = {});
+
+struct SandboxLimits {
+  double timeout_seconds = 60;
+  std::uint64_t memory_bytes = 4ull << 30;
+};
+
+struct MeasureOptions {
+  int repeats = 10;
+  int warmup = 2;
+  int threads = 1;                 // OMP threads in the child
+  bool flush_cache = false;        // write a buffer larger than the LLC between runs
+  std::uint64_t seed = 0;
+  SandboxLimits limits;
+  CompileOptions compile;
+};
+
+/// Outcome of a sandboxed run. ok=false carries the reason ("timeout", "signal 11 (SIGSEGV)", "exit status 3",
+/// "out of memory", "compile error: ...").
+struct MeasureResult {
+  bool ok = false;
+  std::string error;
+  double median = 0, iqr = 0, min = 0;   // seconds
+  int repeats = 0;
+  double compile_seconds = 0;
+  bool cache_hit = false;
+  std::string to_json() const;
+};
+
+/// Lowers `t` to C, compiles (cached), runs it in a child process on seeded inputs and times it. Never throws
+/// for generated-code failures (they are reported in the result); throws LeirError for an invalid task.
+MeasureResult measure(const ir::Task& t, const MeasureOptions& opt = {});
+
+/// Runs the compiled C lowering of `t` once in a sandboxed child on `inputs`, returning its outputs.
+/// Throws std::runtime_error with the failure reason (crash, timeout, compile error).
+interp::TensorMap run_compiled(const ir::Task& t, const interp::TensorMap& inputs, const SandboxLimits& lim = {},
+                               const CompileOptions& copt = {});
+
+}  // namespace steptp::runtime
