@@ -1,3 +1,5 @@
+// GCC 12 false positive on "lit" + std::string (GCC PR105329).
+#pragma GCC diagnostic ignored "-Wrestrict"
 #include "lower/common.hpp"
 
 #include <charconv>
