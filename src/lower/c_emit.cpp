@@ -39,7 +39,7 @@ std::string tu_prelude(bool cuda) {
   s += "#define LEIR_STR_(x) #x\n";
   s += "#if defined(__CUDACC__) || defined(__clang__)\n#define LEIR_UNROLL(n) _Pragma(LEIR_STR_(unroll n))\n"
        "#else\n#define LEIR_UNROLL(n) _Pragma(LEIR_STR_(GCC unroll n))\n#endif\n";
-  s += "static void* leir_alloc(size_t bytes) {\n"
+  s += "static inline void* leir_alloc(size_t bytes) {\n"
        "  void* p = aligned_alloc(64, (bytes + 63) / 64 * 64);\n"
        "  if (!p) { fprintf(stderr, \"leir: out of memory\\n\"); _Exit(99); }\n"
        "  return p;\n}\n";
@@ -88,7 +88,7 @@ std::string CEmitter::literal(const ConstVal& v, DType t) const {
     const bool f = t != DType::F64;
     if (std::isnan(d)) return f ? "NAN" : "(double)NAN";
     if (std::isinf(d)) return std::string(d < 0 ? "-" : "") + (f ? "INFINITY" : "HUGE_VAL");
-    std::string r = f ? python_repr_f32(float(d)) : python_repr(d);
+    std::string r = python_repr_in(d, f ? DType::F32 : DType::F64);  // value type: float or double
     const bool exact = f ? double(std::strtof(r.c_str(), nullptr)) == d : std::strtod(r.c_str(), nullptr) == d;
     if (!exact) r = hexfloat(d);
     return "(" + r + (f ? "f" : "") + ")";

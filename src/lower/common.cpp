@@ -4,6 +4,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
@@ -306,14 +308,16 @@ std::string python_repr(double v) {
   return neg ? "-" + out : out;
 }
 
-std::string python_repr_f32(float v) {
-  // Shortest digits that round-trip as a float, then the same layout as python_repr.
-  if (std::isnan(v) || std::isinf(v)) return python_repr(double(v));
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  double d = 0;
-  std::from_chars(buf, res.ptr, d);  // the decimal string, read as a double, prints back with the same digits
-  return python_repr(d);
+std::string python_repr_in(double v, DType t) {
+  if (t == DType::F64 || std::isnan(v) || std::isinf(v)) return python_repr(v);
+  // shortest decimal that rounds back to v in type t
+  for (int prec = 0; prec < 17; ++prec) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*e", prec, v);
+    const double d = std::strtod(buf, nullptr);
+    if (round_to(d, t) == v) return python_repr(d);
+  }
+  return python_repr(v);
 }
 
 double round_to(double v, DType t) {

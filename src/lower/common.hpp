@@ -71,9 +71,11 @@ ir::DType operand_type(const ir::Expr& e, std::size_t i);
 /// The type in which comparison pair k (args[k] vs args[k+1]) of a Compare node is evaluated.
 ir::DType compare_type(const ir::Expr& e, std::size_t k);
 
-/// Python repr of a double (shortest round-trip, LEIR.md §9 formatting), and the same for a float.
+/// Python repr of a double (shortest round-trip, LEIR.md §9 formatting).
 std::string python_repr(double v);
-std::string python_repr_f32(float v);
+/// The same layout for a value exactly representable in float type `t`: the shortest decimal that rounds back to
+/// `v` in `t` (0.1 in f16 prints "0.1", not the f32 digits of its f16 value).
+std::string python_repr_in(double v, ir::DType t);
 
 /// Rounds an f64 value to dtype `t` as a double (f32/f16/bf16 round to nearest even; others unchanged).
 double round_to(double v, ir::DType t);

@@ -57,7 +57,7 @@ std::string typed_literal(const ConstVal& v, DType t) {
     if (d != d) return f + "\"nan\")";
     if (d == std::numeric_limits<double>::infinity()) return f + "\"inf\")";
     if (d == -std::numeric_limits<double>::infinity()) return f + "\"-inf\")";
-    return f + (t == DType::F64 ? python_repr(d) : python_repr_f32(float(d))) + ")";
+    return f + python_repr_in(d, t) + ")";
   }
   // integer type: the value wraps to the type (§8.3)
   std::int64_t i = v.kind == ConstVal::Int ? v.i : static_cast<std::int64_t>(v.as_double());
