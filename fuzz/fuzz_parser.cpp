@@ -1,0 +1,8 @@
+// libFuzzer target: LEIR parser + validator (see fuzz_one.hpp). Run with `make fuzz` (clang, 60 s); crashing inputs
+// go to fuzz/artifacts/ and, once fixed, into the regression corpus fuzz/corpus/.
+#include "fuzz_one.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  steptp::fuzz::fuzz_one(data, size);
+  return 0;
+}
