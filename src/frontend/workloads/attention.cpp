@@ -1,0 +1,7 @@
+#include "frontend/workloads/families.hpp"
+
+namespace steptp::frontend::wl {
+
+void add_attention(std::vector<Workload>&) {}
+
+}  // namespace steptp::frontend::wl
