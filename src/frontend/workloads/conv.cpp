@@ -1,6 +1,8 @@
 // Convolution family: KernelBench level-1 convolutions (standard, strided, dilated, padded, depthwise,
 // depthwise-separable, pointwise, transposed) and level-2 conv pairs. Conv weights are params without bias, as in
 // the reference corpus.
+#include <algorithm>
+
 #include "frontend/workloads/families.hpp"
 
 namespace steptp::frontend::wl {
@@ -18,7 +20,8 @@ std::vector<ParamSpec> conv_params(const ConvSpec& s, bool groups_param) {
   std::vector<ParamSpec> ps{{"batch", s.batch, 1, 64, 2}, {"in_ch", s.cin, 1, 64, s.cin <= 4 ? s.cin : 4},
                             {"out_ch", s.cout, 1, 256, s.groups > 1 ? s.cin <= 4 ? s.cin : 4 : 4}};
   std::size_t nd = s.in.size(), off = 3 - nd;
-  for (std::size_t i = 0; i < nd; ++i) ps.push_back({kIn[off + i], s.in[i], 1, 1024, nd == 3 ? 6 : nd == 2 ? 10 : 16});
+  for (std::size_t i = 0; i < nd; ++i)
+    ps.push_back({kIn[off + i], s.in[i], 1, 1024, std::max<std::int64_t>(nd == 3 ? 6 : nd == 2 ? 10 : 16, s.k[i] + 2)});
   for (std::size_t i = 0; i < nd; ++i) ps.push_back({kK[off + i], s.k[i], 1, 7, s.k[i]});
   if (groups_param) ps.push_back({"groups", s.groups, 1, 64, s.cin <= 4 ? s.cin : 4});
   return ps;
@@ -45,7 +48,9 @@ Workload conv_wl(const std::string& name, const std::string& suite, ConvSpec s, 
   std::size_t nd = s.in.size();
   ConvCfg cfg{s.stride, s.pad, s.dil, 1};
   bool gparam = s.groups > 1 && !depthwise;
-  return make(name, suite, "conv", conv_params(s, gparam), dt_float(),
+  auto ps = conv_params(s, gparam);
+  if (depthwise) ps[2].small = ps[1].small;  // out_ch = in_ch (multiplier 1)
+  return make(name, suite, "conv", ps, dt_float(),
               [nd, cfg, depthwise, gparam](Graph& g, const Params& p) {
                 ConvCfg c = cfg;
                 c.groups = depthwise ? P(p, "in_ch") : gparam ? P(p, "groups") : 1;
