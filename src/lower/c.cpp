@@ -9,8 +9,6 @@
 //     the same call with the pointers in an array (used by the sandboxed runner, src/runtime).
 // Outputs must be writable; leir_run writes every output element (E305 guarantees it for valid programs). On an
 // allocation failure the code prints "leir: out of memory" and calls _Exit(99).
-// GCC 12 false positive on "lit" + std::string (GCC PR105329).
-#pragma GCC diagnostic ignored "-Wrestrict"
 #include <set>
 #include <sstream>
 

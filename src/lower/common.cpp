@@ -1,5 +1,3 @@
-// GCC 12 false positive on "lit" + std::string (GCC PR105329).
-#pragma GCC diagnostic ignored "-Wrestrict"
 #include "lower/common.hpp"
 
 #include <charconv>

@@ -11,8 +11,6 @@
 #include <set>
 #include <sstream>
 
-// GCC 12 false positive on "lit" + std::string (GCC PR105329).
-#pragma GCC diagnostic ignored "-Wrestrict"
 #include "ir/diag.hpp"
 #include "lower/c_emit.hpp"
 #include "lower/lower.hpp"

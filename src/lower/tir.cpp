@@ -6,8 +6,6 @@
 //   (`v_a - 1 < 0`, `v_tx != -100`); otherwise it prints typed (`T.int64(3)`, `T.float32(1)`).
 // * "a top-level nest without B header" is wrapped in `unit_tx` only if no B header occurs anywhere in it (nested
 //   nests included), so the wrapper never collides with a nested threadIdx binding.
-// GCC 12 false positive on "lit" + std::string (GCC PR105329).
-#pragma GCC diagnostic ignored "-Wrestrict"
 #include <limits>
 #include <map>
 #include <set>
