@@ -1,8 +1,9 @@
 // `steptp run TASK.json [--seed S] [--dist N|U] [--typed] [--checked]`: runs a task in the reference interpreter
 // (LEIR.md §8) on the §11 inputs and prints, per output, its shape, checksum (sum), min and max, then the number
-// of statement executions and the run time. Exit 0 ok, 1 runtime error (E3xx), 2 bad input.
+// of statement executions and the run time (wall clock and process CPU time, seconds). Exit 0 ok, 1 runtime error (E3xx), 2 bad input.
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <fmt/format.h>
 #include <iostream>
 
@@ -51,6 +52,7 @@ int run_cmd(const RunArgs& a) {
     ro.checked = a.checked;
     ro.max_steps = a.max_steps;
     const auto t0 = std::chrono::steady_clock::now();
+    const std::clock_t c0 = std::clock();
     interp::TensorMap out;
     try {
       out = in.run(inputs, ro);
@@ -59,6 +61,7 @@ int run_cmd(const RunArgs& a) {
       return 1;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
     for (const auto& k : in.task().known) {
       if (k.role != ir::Role::Output) continue;
       const auto& t = out.at(k.name);
@@ -73,8 +76,8 @@ int run_cmd(const RunArgs& a) {
       std::cout << fmt::format("{} {} {} checksum={:.10g} min={:.10g} max={:.10g}\n", k.name,
                                ir::dtype_name(k.dtype), shape_text(t.shape), sum, mn, mx);
     }
-    std::cout << fmt::format("statements={} time={:.6f}s ({} mode, seed {}, dist {})\n", in.last_steps(), secs,
-                             a.typed ? "typed" : "f64", a.seed, a.dist);
+    std::cout << fmt::format("statements={} time={:.6f}s cpu={:.6f}s ({} mode, seed {}, dist {})\n", in.last_steps(),
+                             secs, cpu, a.typed ? "typed" : "f64", a.seed, a.dist);
     return 0;
   } catch (const ir::LeirError& e) {
     std::cerr << e.diag().full() << "\n";

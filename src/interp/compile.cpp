@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "ir/printer.hpp"
+#include "ir/typing.hpp"
 
 namespace steptp::interp::detail {
 namespace {
@@ -76,43 +77,11 @@ std::optional<AffForm> affine_of(const Expr& e) {
   }
 }
 
-bool has_ref_or_var(const Expr& e) {
-  bool found = false;
-  ir::visit_expr(e, [&](const Expr& x) { found |= x.kind == ExprKind::Ref || x.kind == ExprKind::Var; });
-  return found;
-}
 bool has_ref(const Expr& e) {
   bool found = false;
   ir::visit_expr(e, [&](const Expr& x) { found |= x.kind == ExprKind::Ref; });
   return found;
 }
-/// Exact i64 folding of an integer constant (§7.3: literals with + - * // % and unary -). nullopt otherwise.
-std::optional<std::int64_t> int_constant(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::IntLit: return e.ival;
-    case ExprKind::Group: return int_constant(e.args[0]);
-    case ExprKind::Neg: {
-      auto a = int_constant(e.args[0]);
-      if (a) return wsub(0, *a);
-      return a;
-    }
-    case ExprKind::Binary: {
-      auto a = int_constant(e.args[0]);
-      auto b = int_constant(e.args[1]);
-      if (!a || !b) return std::nullopt;
-      switch (e.bop) {
-        case ir::BinOp::Add: return wadd(*a, *b);
-        case ir::BinOp::Sub: return wsub(*a, *b);
-        case ir::BinOp::Mul: return wmul(*a, *b);
-        case ir::BinOp::FloorDiv: if (*b == 0) return std::nullopt; return steptp_num::floor_div(*a, *b);
-        case ir::BinOp::Mod: if (*b == 0) return std::nullopt; return steptp_num::floor_mod(*a, *b);
-        default: return std::nullopt;
-      }
-    }
-    default: return std::nullopt;
-  }
-}
-
 template <template <int, bool> class Node, class Base>
 std::unique_ptr<Base> make_aff(const Affine& a, int buf, bool init_check) {
   auto pick = [&](auto nt) -> std::unique_ptr<Base> {
@@ -255,33 +224,31 @@ class Compiler {
     return inode(std::make_unique<ConstI>(int_type(t).wrap(v)), t);
   }
 
-  /// Folds a constant subexpression once (§7.3): integer constants in exact i64, others in f64, then rounded
-  /// once to the node's type. Returns nullopt when evaluation fails (the error then surfaces at run time).
+  /// Folds a constant subexpression once (§7.3, with the validator's folding helpers): integer constants in exact
+  /// i64, others in f64, then rounded once to the node's type. nullopt when folding fails (e.g. a division by zero
+  /// in an untaken branch); the node is then compiled normally.
   std::optional<CE> fold(const Expr& e) {
     const DType t = type_of(e);
-    if (auto v = int_constant(e)) return constant_int(*v, t);
-    const bool saved = typed_;
-    typed_ = false;
-    CE raw = compile_nofold(e, false);
-    typed_ = saved;
-    Ctx c;
+    const ir::ConstClass cls = ir::constant_class(e);
+    if (cls == ir::ConstClass::None) return std::nullopt;
+    if (cls == ir::ConstClass::Int) {
+      auto v = ir::fold_int_constant(e);
+      if (!v) return std::nullopt;
+      return constant_int(*v, t);
+    }
+    auto v = ir::fold_constant_f64(e);
+    if (!v) return std::nullopt;
+    if (t == DType::Bool) return inode(std::make_unique<ConstI>(*v != 0.0), t);
     try {
-      if (raw.f) {
-        double v = raw.f->f(c);
-        if (ir::is_float(t)) return fnode(std::make_unique<ConstF>(round_to(v, prec(t))), t);
-        return constant(v, t);
-      }
-      std::int64_t v = raw.i->i(c);
-      if (ir::is_float(t)) return constant_int(v, t);
-      return inode(std::make_unique<ConstI>(int_type(t).wrap(v)), t);
-    } catch (const std::exception&) {
+      return constant(*v, t);
+    } catch (const ir::LeirError&) {
       return std::nullopt;
     }
   }
 
   CE compile(const Expr& e, bool guarded) {
-    if (e.kind != ExprKind::IntLit && e.kind != ExprKind::FloatLit && e.kind != ExprKind::Inf &&
-        !has_ref_or_var(e)) {
+    if (e.kind != ExprKind::IntLit && e.kind != ExprKind::FloatLit && e.kind != ExprKind::Inf && e.kind != ExprKind::Var &&
+        e.kind != ExprKind::Ref) {
       if (auto c = fold(e)) return std::move(*c);
     }
     return compile_nofold(e, guarded);

@@ -182,9 +182,16 @@ namespace {
 /// values at or above 2^63 survive). False for NaN and infinities (E304).
 bool tensor_value_to_int(double v, ir::DType t, std::int64_t* out) {
   if (!std::isfinite(v)) return false;
-  double x = std::fmod(std::trunc(v), 18446744073709551616.0);  // 2^64
-  if (x < 0) x += 18446744073709551616.0;
-  const std::uint64_t u = x >= 18446744073709551616.0 ? 0 : static_cast<std::uint64_t>(x);
+  const double x = std::trunc(v), two63 = 9223372036854775808.0, two64 = 18446744073709551616.0;
+  std::uint64_t u = 0;
+  if (x >= -two63 && x < two63) {
+    u = static_cast<std::uint64_t>(static_cast<std::int64_t>(x));
+  } else {
+    double m = std::fmod(x, two64);  // exact
+    if (m < 0) m += two64;           // may round up to 2^64 (value -> 0 modulo 2^64)
+    u = m >= two64 ? 0 : m >= two63 ? static_cast<std::uint64_t>(m)
+                                    : static_cast<std::uint64_t>(static_cast<std::int64_t>(m));
+  }
   *out = steptp_num::wrap_int(static_cast<std::int64_t>(u), ir::dtype_bits(t), ir::is_signed_int(t));
   return true;
 }

@@ -39,7 +39,7 @@ TEST(Numeric, NanPropagatingMaxMin) {
   EXPECT_TRUE(std::isnan(nan_min(1.0, nan)));
   EXPECT_EQ(nan_max(1.0, 2.0), 2.0);
   EXPECT_EQ(nan_min(1.0, 2.0), 1.0);
-  EXPECT_EQ(nan_max(-INFINITY, 3.0), 3.0);
+  EXPECT_EQ(nan_max(-std::numeric_limits<double>::infinity(), 3.0), 3.0);
 }
 
 TEST(Numeric, F16RoundingKnownValues) {
