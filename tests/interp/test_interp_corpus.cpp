@@ -57,5 +57,26 @@ TEST(InterpCorpusSlow, SmallTasksRunWithoutError) {
   RecordProperty("big", big);
 }
 
+// Checked mode (E306/E307, LEIR.md §8.5) finds no conflict in the valid corpus programs it can afford to check.
+TEST(InterpCorpus, CheckedModeHasNoFalsePositivesOnSmallTasks) {
+  const auto tasks = ir::read_tasks_jsonl(std::string(STEPTP_SHARED_DIR) + "/leir-reference/corpus.jsonl");
+  int ran = 0;
+  for (const auto& te : tasks) {
+    ir::Task copy = te.task;
+    if (!te.ok || !ir::analyze(copy).ok() || work_of(te.task.program) >= 3e6) continue;
+    SCOPED_TRACE(te.task.workload);
+    Interpreter it(te.task);
+    RunOptions checked;
+    checked.checked = true;
+    const auto inputs = make_inputs(it, 1, Distribution::Uniform);
+    TensorMap a, b;
+    EXPECT_NO_THROW(a = it.run(inputs, checked));
+    b = it.run(inputs);
+    for (const auto& [name, t] : b) EXPECT_EQ(a.at(name).data, t.data) << name;  // same values either way
+    ++ran;
+  }
+  EXPECT_EQ(ran, 16);
+}
+
 }  // namespace
 }  // namespace steptp::interp
