@@ -386,36 +386,31 @@ void checked_read(Ctx& c, const RefInfo& r, std::int64_t off);
 [[noreturn]] void raise_uninit(const Ctx& c, int buf, std::int64_t off);
 [[noreturn]] void raise_oob(const Ctx& c, int buf, std::int64_t off);
 
-/// Fast affine read of a float buffer with NT terms (-1: generic count). InitCheck: test the initialised map.
+/// Offset of a fast affine read with NT terms (-1: generic count): flat-range safety check, and (InitCheck) the
+/// initialised-map test (E301).
+template <int NT, bool InitCheck>
+inline std::int64_t affine_read_offset(const Affine& a, int buf, const Ctx& c) {
+  const std::int64_t o = eval_affine<NT>(a, c.vars);
+  const BufState& s = c.bufs[buf];
+  if (static_cast<std::uint64_t>(o) >= static_cast<std::uint64_t>(s.numel)) raise_oob(c, buf, o);
+  if constexpr (InitCheck) {
+    if (!s.init[o]) raise_uninit(c, buf, o);
+  }
+  return o;
+}
 template <int NT, bool InitCheck>
 struct RefAffF final : FNode {
   Affine a;
   int buf;
   RefAffF(const Affine& x, int b) : a(x), buf(b) {}
-  double f(Ctx& c) const override {
-    std::int64_t o = eval_affine<NT>(a, c.vars);
-    const BufState& s = c.bufs[buf];
-    if (static_cast<std::uint64_t>(o) >= static_cast<std::uint64_t>(s.numel)) raise_oob(c, buf, o);
-    if constexpr (InitCheck) {
-      if (!s.init[o]) raise_uninit(c, buf, o);
-    }
-    return s.f[o];
-  }
+  double f(Ctx& c) const override { return c.bufs[buf].f[affine_read_offset<NT, InitCheck>(a, buf, c)]; }
 };
 template <int NT, bool InitCheck>
 struct RefAffI final : INode {
   Affine a;
   int buf;
   RefAffI(const Affine& x, int b) : a(x), buf(b) {}
-  std::int64_t i(Ctx& c) const override {
-    std::int64_t o = eval_affine<NT>(a, c.vars);
-    const BufState& s = c.bufs[buf];
-    if (static_cast<std::uint64_t>(o) >= static_cast<std::uint64_t>(s.numel)) raise_oob(c, buf, o);
-    if constexpr (InitCheck) {
-      if (!s.init[o]) raise_uninit(c, buf, o);
-    }
-    return s.i[o];
-  }
+  std::int64_t i(Ctx& c) const override { return c.bufs[buf].i[affine_read_offset<NT, InitCheck>(a, buf, c)]; }
 };
 /// Generic read (gathers, guarded reads, non-affine entries, checked mode).
 struct RefGenF final : FNode {
