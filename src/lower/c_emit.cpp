@@ -8,6 +8,49 @@
 
 namespace steptp::lower {
 
+namespace {
+const char* const kLeirGlue = R"GLUE(// leir:: names used by the generated code, on top of steptp_num (interp/numeric.hpp). Differences from the
+// interpreter on invalid inputs only: integer division/modulo by zero yields 0 (E303 there) and an invalid
+// float-to-integer conversion yields 0 (E304 there).
+namespace leir {
+LEIR_HD inline uint16_t float_to_f16(float f) { return steptp_num::f16_bits_from_f32(f); }
+LEIR_HD inline float f16_to_float(uint16_t h) { return steptp_num::f32_from_f16_bits(h); }
+LEIR_HD inline uint16_t float_to_bf16(float f) { return steptp_num::bf16_bits_from_f32(f); }
+LEIR_HD inline float bf16_to_float(uint16_t h) { return steptp_num::f32_from_bf16_bits(h); }
+LEIR_HD inline float round_f16(float x) { return steptp_num::round_f16(x); }
+LEIR_HD inline float round_bf16(float x) { return steptp_num::round_bf16(x); }
+LEIR_HD inline int64_t floordiv(int64_t a, int64_t b) { return b == 0 ? 0 : steptp_num::floor_div(a, b); }
+LEIR_HD inline int64_t floormod(int64_t a, int64_t b) { return b == 0 ? 0 : steptp_num::floor_mod(a, b); }
+LEIR_HD inline uint64_t floordiv(uint64_t a, uint64_t b) { return b == 0 ? 0 : steptp_num::floor_div_u(a, b); }
+LEIR_HD inline uint64_t floormod(uint64_t a, uint64_t b) { return b == 0 ? 0 : steptp_num::floor_mod_u(a, b); }
+LEIR_HD inline float floordiv(float a, float b) { return steptp_num::floor_div(a, b); }
+LEIR_HD inline float floormod(float a, float b) { return steptp_num::floor_mod(a, b); }
+LEIR_HD inline double floordiv(double a, double b) { return steptp_num::floor_div(a, b); }
+LEIR_HD inline double floormod(double a, double b) { return steptp_num::floor_mod(a, b); }
+template <class T> LEIR_HD inline T max(T a, T b) { return steptp_num::nan_max(a, b); }
+template <class T> LEIR_HD inline T min(T a, T b) { return steptp_num::nan_min(a, b); }
+LEIR_HD inline float exp(float x) { return expf(x); }
+LEIR_HD inline double exp(double x) { return ::exp(x); }
+LEIR_HD inline float log(float x) { return logf(x); }
+LEIR_HD inline double log(double x) { return ::log(x); }
+LEIR_HD inline float sqrt(float x) { return sqrtf(x); }
+LEIR_HD inline double sqrt(double x) { return ::sqrt(x); }
+LEIR_HD inline float erf(float x) { return erff(x); }
+LEIR_HD inline double erf(double x) { return ::erf(x); }
+LEIR_HD inline float pow(float a, float b) { return powf(a, b); }
+LEIR_HD inline double pow(double a, double b) { return ::pow(a, b); }
+LEIR_HD inline float abs(float x) { return fabsf(x); }
+LEIR_HD inline double abs(double x) { return fabs(x); }
+LEIR_HD inline int64_t abs(int64_t x) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }
+LEIR_HD inline uint64_t abs(uint64_t x) { return x; }
+template <class I> LEIR_HD inline I f2i(double v) {
+  int64_t out = 0;
+  return steptp_num::float_to_int(v, (int)(sizeof(I) * 8), (I)(-1) < (I)0, &out) ? (I)out : (I)0;
+}
+}  // namespace leir
+)GLUE";
+}  // namespace
+
 using ir::BinOp;
 using ir::CmpOp;
 using ir::DType;
@@ -30,10 +73,15 @@ std::size_t c_elem_bytes(DType t) { return static_cast<std::size_t>(ir::dtype_by
 std::string tu_prelude(bool cuda) {
   std::string s;
   s += "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <math.h>\n#include <string.h>\n";
-  if (cuda) s += "#include <cuda_runtime.h>\n#define LEIR_HD __host__ __device__\n";
-  s += "// ---- embedded copy of steptp src/lower/numeric.hpp ----\n";
+  if (cuda)
+    s += "#include <cuda_runtime.h>\n#define LEIR_HD __host__ __device__\n"
+         "#define STEPTP_NUM_FN __host__ __device__ inline\n";
+  else
+    s += "#define LEIR_HD\n";
+  s += "// ---- embedded copy of steptp src/interp/numeric.hpp ----\n";
   s += numeric_header_text();
   s += "// ---- end of numeric.hpp ----\n";
+  s += kLeirGlue;
   s += "#define LEIR_STR_(x) #x\n";
   s += "#if defined(__CUDACC__) || defined(__clang__)\n#define LEIR_UNROLL(n) _Pragma(LEIR_STR_(unroll n))\n"
        "#else\n#define LEIR_UNROLL(n) _Pragma(LEIR_STR_(GCC unroll n))\n#endif\n";

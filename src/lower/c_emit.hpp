@@ -8,8 +8,10 @@
 //   rounded after every operation (leir::round_f16/round_bf16).
 // * Every operation runs in its static type (§7.3/§8.2): operands are converted first; narrow integers are
 //   computed in int64_t and wrapped; if_then_else is a lazy `?:`; `&`/`|` are `&&`/`||`.
-// * Helpers (floor div/mod, NaN-propagating max/min, conversions) come from lower/numeric.hpp, whose text is
-//   embedded in the translation unit (tu_prelude).
+// * Helpers (floor div/mod, NaN-propagating max/min, conversions, f16/bf16 rounding) come from
+//   interp/numeric.hpp — the interpreter's own definitions — whose text is embedded in the translation unit
+//   (tu_prelude), followed by thin `leir::` wrappers (division by zero and invalid float→int give 0 instead of
+//   E303/E304).
 #pragma once
 #include <ostream>
 #include <string>

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "ir/diag.hpp"
-#include "lower/numeric.hpp"
+#include "interp/numeric.hpp"
 
 namespace steptp::lower {
 
@@ -88,8 +88,8 @@ std::int64_t fold_int(const Expr& e) {
     case BinOp::Add: __builtin_add_overflow(a, b, &r); return r;
     case BinOp::Sub: __builtin_sub_overflow(a, b, &r); return r;
     case BinOp::Mul: __builtin_mul_overflow(a, b, &r); return r;
-    case BinOp::FloorDiv: return leir::floordiv(a, b);
-    default: return leir::floormod(a, b);
+    case BinOp::FloorDiv: return b == 0 ? 0 : steptp_num::floor_div(a, b);  // E216 in the validator
+    default: return b == 0 ? 0 : steptp_num::floor_mod(a, b);
   }
 }
 
@@ -126,8 +126,8 @@ double fold_f64(const Expr& e) {
         case Func::Sqrt: return std::sqrt(arg(0));
         case Func::Abs: return std::fabs(arg(0));
         case Func::Erf: return std::erf(arg(0));
-        case Func::Max: return leir::max(arg(0), arg(1));
-        case Func::Min: return leir::min(arg(0), arg(1));
+        case Func::Max: return steptp_num::nan_max(arg(0), arg(1));
+        case Func::Min: return steptp_num::nan_min(arg(0), arg(1));
         case Func::IfThenElse: return arg(0) != 0.0 ? arg(1) : arg(2);
       }
       break;
@@ -141,8 +141,8 @@ double fold_f64(const Expr& e) {
         case BinOp::Sub: return a - b;
         case BinOp::Mul: return a * b;
         case BinOp::Div: return a / b;
-        case BinOp::FloorDiv: return leir::floordiv(a, b);
-        case BinOp::Mod: return leir::floormod(a, b);
+        case BinOp::FloorDiv: return steptp_num::floor_div(a, b);
+        case BinOp::Mod: return steptp_num::floor_mod(a, b);
         case BinOp::Pow: return std::pow(a, b);
         default: break;
       }
@@ -320,9 +320,9 @@ std::string python_repr_in(double v, DType t) {
 
 double round_to(double v, DType t) {
   switch (t) {
-    case DType::F32: return double(float(v));
-    case DType::F16: return double(leir::f16_to_float(leir::float_to_f16(float(v))));
-    case DType::BF16: return double(leir::bf16_to_float(leir::float_to_bf16(float(v))));
+    case DType::F32: return steptp_num::round_f32(v);
+    case DType::F16: return steptp_num::round_f16(v);
+    case DType::BF16: return steptp_num::round_bf16(v);
     default: return v;
   }
 }

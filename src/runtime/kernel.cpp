@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "lower/numeric.hpp"
+#include "interp/numeric.hpp"
 #include "runtime/compile.hpp"
 #include "runtime/sandbox.hpp"
 
@@ -44,9 +44,11 @@ T get(const std::vector<unsigned char>& in, std::size_t i) {
   return v;
 }
 
+/// Integer element from a double (values from make_inputs are already exact integers of the type).
 template <class I>
 I to_int(double v) {
-  return leir::f2i<I>(v);
+  std::int64_t out = 0;
+  return steptp_num::float_to_int(v, int(sizeof(I) * 8), I(-1) < I(0), &out) ? I(out) : I(0);
 }
 
 std::vector<unsigned char> encode(const std::vector<double>& d, DType t) {
@@ -54,8 +56,8 @@ std::vector<unsigned char> encode(const std::vector<double>& d, DType t) {
   for (std::size_t i = 0; i < d.size(); ++i) {
     const double v = d[i];
     switch (t) {
-      case DType::F16: put(out, i, leir::float_to_f16(float(v))); break;
-      case DType::BF16: put(out, i, leir::float_to_bf16(float(v))); break;
+      case DType::F16: put(out, i, steptp_num::f16_bits_from_f32(steptp_num::f32_round_to_odd(v))); break;
+      case DType::BF16: put(out, i, steptp_num::bf16_bits_from_f32(steptp_num::f32_round_to_odd(v))); break;
       case DType::F32: put(out, i, float(v)); break;
       case DType::F64: put(out, i, v); break;
       case DType::I8: put(out, i, to_int<std::int8_t>(v)); break;
@@ -77,8 +79,8 @@ std::vector<double> decode(const std::vector<unsigned char>& in, DType t, std::s
   std::vector<double> d(n);
   for (std::size_t i = 0; i < n; ++i) {
     switch (t) {
-      case DType::F16: d[i] = leir::f16_to_float(get<std::uint16_t>(in, i)); break;
-      case DType::BF16: d[i] = leir::bf16_to_float(get<std::uint16_t>(in, i)); break;
+      case DType::F16: d[i] = steptp_num::f32_from_f16_bits(get<std::uint16_t>(in, i)); break;
+      case DType::BF16: d[i] = steptp_num::f32_from_bf16_bits(get<std::uint16_t>(in, i)); break;
       case DType::F32: d[i] = get<float>(in, i); break;
       case DType::F64: d[i] = get<double>(in, i); break;
       case DType::I8: d[i] = get<std::int8_t>(in, i); break;

@@ -18,7 +18,7 @@ struct LowerCheckOptions {
   double tol_scale = 1.0;
   SandboxLimits limits;
   CompileOptions compile;             // C: cxx/flags; CUDA: cxx is the nvcc command ("" = $NVCC or nvcc)
-  std::string nvcc_flags = "-O3 -shared -Xcompiler -fPIC";
+  std::string nvcc_flags = "-O3 -shared -Xcompiler -fPIC --expt-relaxed-constexpr";
 };
 
 struct LowerCheckResult {

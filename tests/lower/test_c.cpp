@@ -50,7 +50,7 @@ TEST(LowerC, EmittedStructure) {
   EXPECT_NE(mm.find("#pragma omp parallel for\n  for (int64_t v_tx = 0; v_tx < 8; ++v_tx) {"), std::string::npos);
   EXPECT_NE(mm.find("if (v_c == 0) D[v_tx * 12 + v_a] = (0.0f);"), std::string::npos);
   EXPECT_NE(mm.find("extern \"C\" void leir_run_packed(void* const* b)"), std::string::npos);
-  EXPECT_NE(mm.find("STEPTP_LEIR_NUMERIC_HPP"), std::string::npos);  // helpers embedded: self-contained
+  EXPECT_NE(mm.find("STEPTP_INTERP_NUMERIC_HPP"), std::string::npos);  // helpers embedded: self-contained
   EXPECT_EQ(mm.find("#include \""), std::string::npos);
   // loop kinds: reducing P is serial; non-reducing V gets simd; U gets the unroll pragma
   const std::string lk = lower::lower_c(find(ts, "loop_kinds"));

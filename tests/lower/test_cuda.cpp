@@ -1,5 +1,5 @@
 // CUDA lowering (LEIR.md §10.3): structure of the emitted code, E401/E403, and (when nvcc is installed) every
-// generated file compiles with `nvcc -c`. Running on a GPU: `steptp lower --target cuda TASK --check`.
+// generated file compiles with `nvcc -c --expt-relaxed-constexpr` (numeric.hpp calls constexpr std:: functions). Running on a GPU: `steptp lower --target cuda TASK --check`.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -72,7 +72,7 @@ TEST(LowerCudaSlow, EveryGeneratedFileCompilesWithNvcc) {
       const std::string cu = (dir / (t.workload + ".cu")).string();
       ir::write_file_atomic(cu, lower::lower_cuda(t));
       std::string out;
-      const int rc = testing::run_command(cc + " -c -o '" + cu + ".o' '" + cu + "'", &out);
+      const int rc = testing::run_command(cc + " -c --expt-relaxed-constexpr -o '" + cu + ".o' '" + cu + "'", &out);
       EXPECT_EQ(rc, 0) << t.workload << ":\n" << out;
     }
   }
