@@ -52,6 +52,8 @@ OnnxCheckResult check_onnx_dir(const std::string& dir, const interp::RunOptions&
   for (const auto& kb : imp.task.known) {
     if (kb.role != ir::Role::Input) continue;
     const std::string p = (data / fmt::format("input_{}.pb", k)).string();
+    if (!fs::exists(p))
+      throw std::runtime_error(fmt::format("missing test data {} for graph input '{}'", p, imp.inputs[k]));
     interp::Tensor t = read_tensor_pb(p);
     if (t.shape != kb.shape)
       throw std::runtime_error(fmt::format("{}: shape [{}] but graph input '{}' has [{}]", p, fmt::join(t.shape, ","),

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -13,8 +14,12 @@
 namespace steptp::frontend::onnx_detail {
 
 std::int64_t numel_of(const Shape& s) {
+  // Saturates at 2^62 so that corrupt shapes cannot overflow; callers reject anything >= 2^31.
   std::int64_t n = 1;
-  for (auto d : s) n *= d;
+  for (auto d : s) {
+    if (d <= 0) return d == 0 ? 0 : -1;
+    if (__builtin_mul_overflow(n, d, &n) || n > (std::int64_t{1} << 62)) return std::int64_t{1} << 62;
+  }
   return n;
 }
 std::int64_t Value::numel() const { return numel_of(t.shape); }
@@ -52,7 +57,7 @@ double Node::attr_f(const std::string& name, double def) const {
   if (!a) return def;
   if (a->type() == onnx::AttributeProto::INT) return static_cast<double>(a->i());
   if (a->type() != onnx::AttributeProto::FLOAT) fail(fmt::format("attribute '{}' is not a float", name));
-  return a->f();
+  return ex::shortest_f32(a->f());  // ONNX float attributes are f32: print 1e-05, not 9.99999974e-06
 }
 std::string Node::attr_s(const std::string& name, const std::string& def) const {
   auto a = find(name);
@@ -176,7 +181,10 @@ Shape Context::const_ints(const Node& n, std::size_t i) const {
   const Value& v = in(n, i);
   if (!v.is_const) n.fail(fmt::format("input {} must be a constant (computed at import time)", i));
   Shape out;
-  for (double d : v.t.data) out.push_back(static_cast<std::int64_t>(d));
+  for (double d : v.t.data) {
+    if (!(std::fabs(d) <= 9.2e18)) n.fail(fmt::format("input {} holds a non-integer value", i));
+    out.push_back(static_cast<std::int64_t>(d));
+  }
   return out;
 }
 double Context::const_scalar(const Node& n, std::size_t i) const {
@@ -186,6 +194,8 @@ double Context::const_scalar(const Node& n, std::size_t i) const {
 }
 
 void Context::set_const(const std::string& name, interp::Tensor t, bool from_init) {
+  if (numel_of(t.shape) >= (std::int64_t{1} << 28) || numel_of(t.shape) != static_cast<std::int64_t>(t.data.size()))
+    throw std::runtime_error(fmt::format("constant '{}' has an invalid or too large shape", name));
   Value v;
   v.is_const = true;
   v.from_init = from_init;

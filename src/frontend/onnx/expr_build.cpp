@@ -1,6 +1,8 @@
 #include "frontend/onnx/expr_build.hpp"
 
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 namespace steptp::frontend::ex {
 namespace {
@@ -27,7 +29,17 @@ Expr flit(double v) {
   if (std::signbit(v)) return ir::make_neg(ir::make_float(-v));
   return ir::make_float(v);
 }
+double shortest_f32(double v) {
+  if (!std::isfinite(v)) return v;
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
+  if (r.ec != std::errc()) return v;
+  *r.ptr = 0;
+  return std::strtod(buf, nullptr);
+}
+
 Expr lit(double v, ir::DType t) {
+  if (t == ir::DType::F32 || t == ir::DType::F16 || t == ir::DType::BF16) return flit(shortest_f32(v));
   if (ir::is_float(t)) return flit(v);
   return ilit(static_cast<std::int64_t>(v));
 }
@@ -66,6 +78,7 @@ bool is_int(const Expr& e, std::int64_t v) { return e.kind == ir::ExprKind::IntL
 
 Expr scale(Expr e, std::int64_t c) {
   if (c == 1) return e;
+  if (c == -1 && e.kind != ir::ExprKind::IntLit) return neg(std::move(e));
   if (c == 0) return ilit(0);
   if (e.kind == ir::ExprKind::IntLit) return ilit(e.ival * c);
   return mul(std::move(e), ilit(c));
@@ -73,6 +86,7 @@ Expr scale(Expr e, std::int64_t c) {
 Expr offset(Expr e, std::int64_t c) {
   if (c == 0) return e;
   if (e.kind == ir::ExprKind::IntLit) return ilit(e.ival + c);
+  if (e.kind == ir::ExprKind::Neg && c > 0) return sub(ilit(c), e.args[0]);  // -a+4 -> 4-a
   if (c < 0) return sub(std::move(e), ilit(-c));
   return add(std::move(e), ilit(c));
 }

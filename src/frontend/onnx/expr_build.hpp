@@ -12,10 +12,12 @@ namespace steptp::frontend::ex {
 
 using ir::Expr;
 
-/// Literal of value v for an operand of dtype t: floats print as float literals (inf/-inf via `inf`, NaN as
+/// Literal of value v for an operand of dtype t (f32/f16/bf16 values via shortest_f32): floats print as float literals (inf/-inf via `inf`, NaN as
 /// (0.0/0.0)); integers and bool as integer literals.
 Expr lit(double v, ir::DType t);
 Expr ilit(std::int64_t v);
+/// The double nearest to the shortest decimal that round-trips `v` as an f32 (f32 attribute 1e-5 prints 1e-05).
+double shortest_f32(double v);
 Expr flit(double v);
 Expr var(const std::string& name);
 

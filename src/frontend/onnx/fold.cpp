@@ -30,10 +30,16 @@ Shape unflat(const Shape& dims, std::int64_t i) {
 }
 
 /// out[i] = x[map(out multi-index)]
+std::int64_t checked_numel(const Shape& os) {
+  const std::int64_t n = numel_of(os);
+  if (n < 0 || n >= (std::int64_t{1} << 28)) throw std::runtime_error("folded constant is too large");
+  return n;
+}
+
 template <class F>
 Tensor gather_map(const Tensor& x, const Shape& os, F&& map) {
   Tensor t{x.dtype, os, {}};
-  const std::int64_t n = numel_of(os);
+  const std::int64_t n = checked_numel(os);
   t.data.resize(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) t.data[static_cast<std::size_t>(i)] = x.data[static_cast<std::size_t>(map(unflat(os, i)))];
   return t;
@@ -109,6 +115,7 @@ bool try_fold(Context& ctx, const Node& n) {
   try {
     if (kBinary.count(op) && xs.size() == 2) {
       Shape os = broadcast_shapes(n, x.shape, xs[1].t.shape);
+      checked_numel(os);
       static const std::set<std::string> kCmp = {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or"};
       out = {kCmp.count(op) ? ir::DType::Bool : x.dtype, os, {}};
       for (std::int64_t i = 0; i < numel_of(os); ++i)
@@ -164,7 +171,7 @@ bool try_fold(Context& ctx, const Node& n) {
         if (v.t.shape.size() != x.shape.size()) n.fail("inputs differ in rank");
         os[axis] += v.t.shape[axis];
       }
-      out = {x.dtype, os, std::vector<double>(static_cast<std::size_t>(numel_of(os)))};
+      out = {x.dtype, os, std::vector<double>(static_cast<std::size_t>(checked_numel(os)))};
       std::int64_t off = 0;
       for (auto& v : xs) {
         for (std::int64_t i = 0; i < v.numel(); ++i) {
@@ -192,10 +199,12 @@ bool try_fold(Context& ctx, const Node& n) {
       });
     } else if (op == "Expand") {
       Shape os = broadcast_shapes(n, x.shape, ctx.const_ints(n, 1));
+      checked_numel(os);
       out = {x.dtype, os, {}};
       for (std::int64_t i = 0; i < numel_of(os); ++i) out.data.push_back(x.data[static_cast<std::size_t>(bcast_flat(os, x.shape, i))]);
     } else if (op == "Where") {
       Shape os = broadcast_shapes(n, broadcast_shapes(n, x.shape, xs.at(1).t.shape), xs.at(2).t.shape);
+      checked_numel(os);
       out = {xs[1].t.dtype, os, {}};
       for (std::int64_t i = 0; i < numel_of(os); ++i) {
         bool c = x.data[static_cast<std::size_t>(bcast_flat(os, x.shape, i))] != 0;

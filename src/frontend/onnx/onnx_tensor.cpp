@@ -165,7 +165,6 @@ interp::Tensor tensor_from_proto(const onnx::TensorProto& t) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0)
     throw std::runtime_error(fmt::format("{}: external data is not supported", what));
   const auto count = static_cast<std::size_t>(n);
-  out.data.resize(count);
   const DType dt = out.dtype;
   auto mismatch = [&](std::size_t got) {
     return std::runtime_error(
@@ -175,6 +174,7 @@ interp::Tensor tensor_from_proto(const onnx::TensorProto& t) {
     const std::string& raw = t.raw_data();
     const auto sz = static_cast<std::size_t>(ir::dtype_bytes(dt));
     if (raw.size() != count * sz) throw mismatch(raw.size() / sz);
+    out.data.resize(count);
     auto p = reinterpret_cast<const unsigned char*>(raw.data());
     for (std::size_t i = 0; i < count; ++i) out.data[i] = decode_le(p + i * sz, dt);
     return out;
@@ -182,23 +182,28 @@ interp::Tensor tensor_from_proto(const onnx::TensorProto& t) {
   switch (dt) {
     case DType::F32:
       if (static_cast<std::size_t>(t.float_data_size()) != count) throw mismatch(t.float_data_size());
+      out.data.resize(count);
       for (std::size_t i = 0; i < count; ++i) out.data[i] = t.float_data(static_cast<int>(i));
       break;
     case DType::F64:
       if (static_cast<std::size_t>(t.double_data_size()) != count) throw mismatch(t.double_data_size());
+      out.data.resize(count);
       for (std::size_t i = 0; i < count; ++i) out.data[i] = t.double_data(static_cast<int>(i));
       break;
     case DType::I64:
       if (static_cast<std::size_t>(t.int64_data_size()) != count) throw mismatch(t.int64_data_size());
+      out.data.resize(count);
       for (std::size_t i = 0; i < count; ++i) out.data[i] = static_cast<double>(t.int64_data(static_cast<int>(i)));
       break;
     case DType::U32:
     case DType::U64:
       if (static_cast<std::size_t>(t.uint64_data_size()) != count) throw mismatch(t.uint64_data_size());
+      out.data.resize(count);
       for (std::size_t i = 0; i < count; ++i) out.data[i] = static_cast<double>(t.uint64_data(static_cast<int>(i)));
       break;
     default:  // int32_data: i8/i16/i32/u8/u16/bool values, f16/bf16 bit patterns
       if (static_cast<std::size_t>(t.int32_data_size()) != count) throw mismatch(t.int32_data_size());
+      out.data.resize(count);
       for (std::size_t i = 0; i < count; ++i) {
         std::int32_t v = t.int32_data(static_cast<int>(i));
         if (dt == DType::F16) out.data[i] = half_bits_to_float(static_cast<std::uint16_t>(v));

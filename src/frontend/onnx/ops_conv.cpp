@@ -26,7 +26,10 @@ std::vector<Window> windows(const Node& n, const Shape& in, const Shape& kernel,
   for (std::size_t k = 0; k < r; ++k) {
     Window& x = w[k];
     x.in = in[k], x.k = ks[k], x.s = st[k], x.d = dl[k], x.pb = pads[k], x.pe = pads[k + r];
-    if (x.k < 1 || x.s < 1 || x.d < 1 || x.pb < 0 || x.pe < 0) n.fail("invalid kernel/stride/dilation/pad");
+    constexpr std::int64_t kMax = std::int64_t{1} << 31;
+    if (x.k < 1 || x.s < 1 || x.d < 1 || x.pb < 0 || x.pe < 0 || x.k >= kMax || x.s >= kMax || x.d >= kMax ||
+        x.pb >= kMax || x.pe >= kMax)
+      n.fail("invalid kernel/stride/dilation/pad");
     const std::int64_t span = (x.k - 1) * x.d + 1;
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
       x.out = (x.in + x.s - 1) / x.s;
@@ -164,7 +167,10 @@ void op_conv_transpose(Context& ctx, const Node& n) {
   for (std::size_t k = 0; k < r; ++k) {
     Window& v = w[k];
     v.in = x.shape()[2 + k], v.k = ks[k], v.s = st[k], v.d = dl[k], v.pb = pads[k], v.pe = pads[k + r];
-    if (v.k != wt.shape()[2 + k] || v.s < 1 || v.d < 1) n.fail("invalid kernel/stride/dilation");
+    constexpr std::int64_t kMax = std::int64_t{1} << 31;
+    if (v.k != wt.shape()[2 + k] || v.s < 1 || v.d < 1 || v.s >= kMax || v.d >= kMax || std::abs(v.pb) >= kMax ||
+        std::abs(v.pe) >= kMax || opad[k] < 0 || opad[k] >= kMax)
+      n.fail("invalid kernel/stride/dilation/pads");
     const std::int64_t full = v.s * (v.in - 1) + opad[k] + (v.k - 1) * v.d + 1;
     if (!oshape.empty() || ap == "SAME_UPPER" || ap == "SAME_LOWER") {
       std::int64_t target = oshape.empty() ? v.in * v.s : oshape[oshape.size() - r + k];

@@ -324,6 +324,7 @@ void op_constant_of_shape(Context& ctx, const Node& n) {
   }
   for (auto d : s)
     if (d < 1 || d >= (std::int64_t{1} << 31)) n.fail("shape entries must be in [1, 2^31)");
+  if (numel_of(s) >= (std::int64_t{1} << 28)) n.fail("the constant is too large");
   interp::Tensor t{v.dtype, s, std::vector<double>(static_cast<std::size_t>(numel_of(s)), v.data[0])};
   ctx.set_const(n.out_name(0), std::move(t), false);
 }

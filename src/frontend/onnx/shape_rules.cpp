@@ -19,8 +19,8 @@ Shape reshape_shape(const Node& n, const Shape& in, const Shape& spec, bool allo
       neg = static_cast<std::int64_t>(k);
     } else if (out[k] < 0) {
       n.fail(fmt::format("invalid target dimension {}", out[k]));
-    } else {
-      known *= out[k];
+    } else if (__builtin_mul_overflow(known, out[k], &known)) {
+      n.fail("target shape is too large");
     }
   }
   const std::int64_t total = numel_of(in);
