@@ -105,6 +105,33 @@ TEST(OnnxImport, CumSumReverseIsGuardedRecurrence) {
   EXPECT_EQ(out.at("C").data, (std::vector<double>{10, 9, 7, 4, 1, 1, 1, 1, 0, 1, 0, 1}));
 }
 
+TEST(OnnxImport, SliceWithInt64MaxEnd) {
+  auto m = make_model({{"x", {5}}}, {{"y", {2}}});
+  steptp::test::add_int64_init(m, "s", {1});
+  steptp::test::add_int64_init(m, "e", {INT64_MAX});
+  steptp::test::add_int64_init(m, "a", {0});
+  steptp::test::add_int64_init(m, "st", {2});
+  add_node(m, "Slice", {"x", "s", "e", "a", "st"}, {"y"});
+  EXPECT_EQ(leir_of(m), "B^{2}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx*2+1};];");
+}
+
+TEST(OnnxImport, ArgMaxPicksFirstIndexOfTies) {
+  auto m = make_model({{"x", {2, 4}}}, {});
+  steptp::test::add_value_info(m.mutable_graph()->add_output(), "y", {2}, onnx::TensorProto::INT64);
+  auto* n = add_node(m, "ArgMax", {"x"}, {"y"});
+  for (auto [name, v] : {std::pair<const char*, int>{"axis", 1}, {"keepdims", 0}}) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  auto imp = frontend::import_onnx_bytes(bytes_of(m), "test");
+  EXPECT_EQ(imp.task.known.back().dtype, ir::DType::I64);
+  interp::TensorMap in{{"A", {ir::DType::F32, {2, 4}, {1, 7, 7, 0, -1, -2, -3, -1}}}};
+  auto out = interp::Interpreter(imp.task).run(in);
+  EXPECT_EQ(out.at("C").data, (std::vector<double>{1, 0}));
+}
+
 TEST(OnnxImport, UnsupportedOpNamesOpAndNode) {
   auto m = make_model({{"x", {4}}}, {{"y", {4}}});
   add_node(m, "Sin", {"x"}, {"y"}, "/layer/Sin_7");

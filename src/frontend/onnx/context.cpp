@@ -182,8 +182,11 @@ Shape Context::const_ints(const Node& n, std::size_t i) const {
   if (!v.is_const) n.fail(fmt::format("input {} must be a constant (computed at import time)", i));
   Shape out;
   for (double d : v.t.data) {
-    if (!(std::fabs(d) <= 9.2e18)) n.fail(fmt::format("input {} holds a non-integer value", i));
-    out.push_back(static_cast<std::int64_t>(d));
+    if (std::isnan(d)) n.fail(fmt::format("input {} holds NaN", i));
+    // INT64_MIN/MAX sentinels (Slice ends) arrive as +-2^63 after the trip through double: clamp.
+    if (d >= 9.2233720368547758e18) out.push_back(INT64_MAX);
+    else if (d <= -9.2233720368547758e18) out.push_back(INT64_MIN);
+    else out.push_back(static_cast<std::int64_t>(d));
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -96,12 +97,9 @@ double convert_to_dtype(double v, DType t) {
   double tr = std::trunc(v);
   const int bits = ir::dtype_bits(t);
   if (bits >= 64) {
-    if (ir::is_signed_int(t)) {
-      if (tr >= 9.2233720368547758e18 || tr < -9.2233720368547758e18) return 0.0;
-      return tr;
-    }
-    if (tr < 0 || tr >= 1.8446744073709552e19) return 0.0;
-    return tr;
+    // Saturate: INT64_MAX/MIN sentinels (e.g. Slice ends) must survive the trip through double.
+    if (ir::is_signed_int(t)) return std::clamp(tr, -9.2233720368547758e18, 9.2233720368547758e18);
+    return std::clamp(tr, 0.0, 1.8446744073709552e19);
   }
   // Wrap to the width (two's complement).
   const double mod = std::ldexp(1.0, bits);
@@ -124,8 +122,14 @@ void append_le(std::string& out, double v, DType t) {
     case DType::BF16: put(float_to_bf16_bits(static_cast<float>(v))); break;
     case DType::Bool: put(v != 0.0 ? 1u : 0u); break;
     default:
-      if (ir::is_signed_int(t)) put(static_cast<std::uint64_t>(static_cast<std::int64_t>(convert_to_dtype(v, t))));
-      else put(static_cast<std::uint64_t>(convert_to_dtype(v, t)));
+      if (ir::is_signed_int(t)) {
+        double c = convert_to_dtype(v, t);
+        put(c >= 9.2233720368547758e18 ? static_cast<std::uint64_t>(INT64_MAX)
+                                        : static_cast<std::uint64_t>(static_cast<std::int64_t>(c)));
+      } else {
+        double c = convert_to_dtype(v, t);
+        put(c >= 1.8446744073709552e19 ? UINT64_MAX : static_cast<std::uint64_t>(c));
+      }
   }
   out.append(reinterpret_cast<const char*>(b), static_cast<std::size_t>(n));
 }

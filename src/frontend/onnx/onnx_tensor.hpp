@@ -30,7 +30,7 @@ interp::Tensor read_tensor_pb(const std::string& path);
 
 /// Rounds/wraps a value to what dtype `t` can hold (LEIR.md §8.3): f32 and f16/bf16 round to nearest even,
 /// integers truncate toward zero and wrap to the width, bool tests != 0. NaN/inf are kept for floats; for
-/// integers they convert to 0 (callers never rely on it).
+/// integers they convert to 0; 64-bit integers saturate (INT64_MAX sentinels survive).
 double convert_to_dtype(double v, ir::DType t);
 
 /// IEEE binary16 and bfloat16 bit conversions (round to nearest even).
