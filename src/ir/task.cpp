@@ -1,0 +1,255 @@
+// Task JSON / JSONL I/O (LEIR.md §2).
+#include "ir/task.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "ir/parser.hpp"
+#include "ir/printer.hpp"
+
+namespace steptp::ir {
+
+std::string_view role_name(Role r) {
+  switch (r) {
+    case Role::Input: return "input";
+    case Role::Constant: return "constant";
+    case Role::Param: return "param";
+    case Role::Output: return "output";
+  }
+  return "?";
+}
+
+std::int64_t KnownBuffer::numel() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+const KnownBuffer* Task::find_known(std::string_view name) const {
+  for (const auto& k : known)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+namespace {
+
+[[noreturn]] void task_error(const char* code, const std::string& path, const std::string& msg) {
+  throw LeirError(code, msg, 0, path);
+}
+
+const nlohmann::json& member(const nlohmann::json& j, const char* key, const std::string& path) {
+  auto it = j.find(key);
+  if (it == j.end()) task_error("E101", path + key, fmt::format("missing member \"{}\"", key));
+  return *it;
+}
+
+std::string string_member(const nlohmann::json& j, const char* key, const std::string& path) {
+  const auto& v = member(j, key, path);
+  if (!v.is_string()) task_error("E101", path + key, fmt::format("member \"{}\" must be a string", key));
+  return v.get<std::string>();
+}
+
+// Python json.dumps string escaping with ensure_ascii=True.
+void dump_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          out += fmt::format("\\u{:04x}", c);
+        } else if (c < 0x80) {
+          out += static_cast<char>(c);
+        } else {
+          // decode UTF-8 into code points and escape as \uXXXX (surrogate pairs above the BMP)
+          std::uint32_t cp = 0;
+          int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+          cp = c & (0x3F >> extra);
+          for (int k = 0; k < extra && i + 1 < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[++i]) & 0x3F);
+          if (cp >= 0x10000) {
+            cp -= 0x10000;
+            out += fmt::format("\\u{:04x}\\u{:04x}", 0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF));
+          } else {
+            out += fmt::format("\\u{:04x}", cp);
+          }
+        }
+    }
+  }
+  out += '"';
+}
+
+}  // namespace
+
+Task parse_task(std::string_view json_text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& e) {
+    task_error("E101", "$", fmt::format("malformed JSON: {}", e.what()));
+  }
+  if (!j.is_object()) task_error("E101", "$", "a task must be a JSON object");
+  Task t;
+  t.workload = string_member(j, "workload", "");
+  t.suite = string_member(j, "suite", "");
+  const auto& known = member(j, "known", "");
+  if (!known.is_array()) task_error("E101", "known", "member \"known\" must be an array");
+  int last_role = -1;
+  bool has_output = false;
+  for (std::size_t i = 0; i < known.size(); ++i) {
+    const auto& k = known[i];
+    std::string path = fmt::format("known[{}].", i);
+    if (!k.is_object()) task_error("E101", fmt::format("known[{}]", i), "known entry must be an object");
+    KnownBuffer kb;
+    kb.name = string_member(k, "name", path);
+    std::string role = string_member(k, "role", path);
+    if (role == "input") kb.role = Role::Input;
+    else if (role == "constant") kb.role = Role::Constant;
+    else if (role == "param") kb.role = Role::Param;
+    else if (role == "output") kb.role = Role::Output;
+    else task_error("E102", path + "role", fmt::format("bad role \"{}\" (input, constant, param or output)", role));
+    std::string dt = string_member(k, "dtype", path);
+    auto d = parse_dtype(dt);
+    if (!d) task_error("E102", path + "dtype", fmt::format("bad dtype \"{}\"", dt));
+    kb.dtype = *d;
+    const auto& shape = member(k, "shape", path);
+    if (!shape.is_array()) task_error("E102", path + "shape", "shape must be an array of integers");
+    for (std::size_t s = 0; s < shape.size(); ++s) {
+      const auto& v = shape[s];
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() >= (std::int64_t{1} << 31))
+        task_error("E102", fmt::format("{}shape[{}]", path, s), "shape entries must be integers in [1, 2^31)");
+      kb.shape.push_back(v.get<std::int64_t>());
+    }
+    for (const auto& prev : t.known)
+      if (prev.name == kb.name) task_error("E103", path + "name", fmt::format("duplicate known name \"{}\"", kb.name));
+    int r = static_cast<int>(kb.role);
+    if (r < last_role)
+      task_error("E104", path + "role",
+                 fmt::format("known order must be inputs, constants, params, outputs; \"{}\" ({}) comes too late",
+                             kb.name, role));
+    last_role = r;
+    has_output |= kb.role == Role::Output;
+    t.known.push_back(std::move(kb));
+  }
+  if (!has_output) task_error("E105", "known", "the task has no output buffer");
+  std::string leir = string_member(j, "leir", "");
+  t.program = parse_program(leir);
+  return t;
+}
+
+std::string task_to_json(const Task& t) {
+  std::string out;
+  out.reserve(256);
+  out += "{\"workload\": ";
+  dump_string(out, t.workload);
+  out += ", \"suite\": ";
+  dump_string(out, t.suite);
+  out += ", \"known\": [";
+  for (std::size_t i = 0; i < t.known.size(); ++i) {
+    const auto& k = t.known[i];
+    if (i) out += ", ";
+    out += "{\"name\": ";
+    dump_string(out, k.name);
+    out += ", \"role\": ";
+    dump_string(out, role_name(k.role));
+    out += ", \"dtype\": ";
+    dump_string(out, dtype_name(k.dtype));
+    out += ", \"shape\": [";
+    for (std::size_t s = 0; s < k.shape.size(); ++s) {
+      if (s) out += ", ";
+      out += std::to_string(k.shape[s]);
+    }
+    out += "]}";
+  }
+  out += "], \"leir\": ";
+  dump_string(out, print_program(t.program));
+  out += '}';
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read '{}'", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw std::runtime_error(fmt::format("error reading '{}'", path));
+  return ss.str();
+}
+
+std::vector<TaskOrError> read_tasks_jsonl(const std::string& path) {
+  std::string all = read_file(path);
+  std::vector<TaskOrError> out;
+  std::size_t line = 0, pos = 0;
+  while (pos <= all.size()) {
+    std::size_t nl = all.find('\n', pos);
+    if (nl == std::string::npos) nl = all.size();
+    ++line;
+    std::string_view l(all.data() + pos, nl - pos);
+    pos = nl + 1;
+    bool blank = l.find_first_not_of(" \t\r") == std::string_view::npos;
+    if (blank) {
+      if (nl == all.size()) break;
+      continue;
+    }
+    TaskOrError te;
+    te.line = line;
+    try {
+      te.task = parse_task(l);
+      te.ok = true;
+    } catch (const LeirError& e) {
+      te.error = e.diag();
+    }
+    out.push_back(std::move(te));
+    if (nl == all.size()) break;
+  }
+  return out;
+}
+
+Task read_task_file(const std::string& path) {
+  std::string all = read_file(path);
+  auto first = all.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) throw LeirError("E101", fmt::format("'{}' is empty", path), 0, "$");
+  // A single JSON object (possibly pretty-printed) or JSONL: try the whole text first, then the first line.
+  try {
+    return parse_task(all);
+  } catch (const LeirError& e) {
+    if (e.code() != "E101") throw;
+    auto nl = all.find('\n', first);
+    if (nl == std::string::npos) throw;
+    return parse_task(std::string_view(all).substr(first, nl - first));
+  }
+}
+
+void write_file_atomic(const std::string& path, std::string_view content) {
+  std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  {
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw std::runtime_error(fmt::format("cannot write '{}'", tmp));
+    bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+    ok &= std::fflush(f) == 0;
+    ok &= ::fsync(::fileno(f)) == 0 || true;
+    ok &= std::fclose(f) == 0;
+    if (!ok) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error(fmt::format("error writing '{}'", tmp));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(fmt::format("cannot rename '{}' to '{}'", tmp, path));
+  }
+}
+
+}  // namespace steptp::ir
