@@ -56,8 +56,10 @@ void check_ranges(const Task& t, ProgramFacts& f, DiagSink& sink) {
       }
       if (b.info.known) {
         const std::int64_t ext = b.info.shape[d];
-        if (ir.lo < 0 || ir.hi >= ext)
+        if (ir.lo < 0 || ir.hi >= ext) {
           sink.at(r, "E209", "write outside " + r.text + ": " + dim_text(d, ir) + ", extent " + std::to_string(ext));
+          b.write_ranges_known = false;  // E209 says it all; no E210 on top
+        }
       } else if (ir.lo < 0 || ir.hi >= kMaxIndex) {
         sink.at(r, "E207", "write index of " + r.text + " outside [0, 2^31): " + dim_text(d, ir));
       }

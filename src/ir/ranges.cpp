@@ -43,10 +43,10 @@ std::int64_t saturate(i128 v) {
 bool add_scaled(AffineForm& acc, const AffineForm& f, std::int64_t s) {
   std::int64_t t = 0;
   if (__builtin_mul_overflow(f.c0, s, &t) || __builtin_add_overflow(acc.c0, t, &acc.c0)) return false;
-  for (const auto& [v, c] : f.terms) {
-    if (__builtin_mul_overflow(c, s, &t)) return false;
-    auto it = std::find_if(acc.terms.begin(), acc.terms.end(), [&](auto& p) { return p.first == v; });
-    if (it == acc.terms.end()) acc.terms.emplace_back(v, t);
+  for (const auto& term : f.terms) {
+    if (__builtin_mul_overflow(term.second, s, &t)) return false;
+    auto it = std::find_if(acc.terms.begin(), acc.terms.end(), [&](auto& p) { return p.first == term.first; });
+    if (it == acc.terms.end()) acc.terms.emplace_back(term.first, t);
     else if (__builtin_add_overflow(it->second, t, &it->second)) return false;
   }
   std::erase_if(acc.terms, [](auto& p) { return p.second == 0; });
