@@ -43,10 +43,10 @@ std::int64_t saturate(i128 v) {
 bool add_scaled(AffineForm& acc, const AffineForm& f, std::int64_t s) {
   std::int64_t t = 0;
   if (__builtin_mul_overflow(f.c0, s, &t) || __builtin_add_overflow(acc.c0, t, &acc.c0)) return false;
-  for (const auto& [v, c] : f.terms) {
-    if (__builtin_mul_overflow(c, s, &t)) return false;
-    auto it = std::find_if(acc.terms.begin(), acc.terms.end(), [&](auto& p) { return p.first == v; });
-    if (it == acc.terms.end()) acc.terms.emplace_back(v, t);
+  for (const auto& term : f.terms) {
+    if (__builtin_mul_overflow(term.second, s, &t)) return false;
+    auto it = std::find_if(acc.terms.begin(), acc.terms.end(), [&](auto& p) { return p.first == term.first; });
+    if (it == acc.terms.end()) acc.terms.emplace_back(term.first, t);
     else if (__builtin_add_overflow(it->second, t, &it->second)) return false;
   }
   std::erase_if(acc.terms, [](auto& p) { return p.second == 0; });
@@ -233,7 +233,9 @@ IndexRange enumerate(const std::vector<Code>& code, const Slots& s, std::uint64_
               break;
             case Op::Mod:
               if (b == 0) return r;
-              x = b == -1 ? 0 : a - b * floordiv(a, b);
+              if (b == -1) { x = 0; break; }
+              x = a % b;
+              if (x != 0 && ((x < 0) != (b < 0))) x += b;
               break;
             default: break;
           }
