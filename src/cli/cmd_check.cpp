@@ -1,0 +1,84 @@
+// `steptp check FILE.jsonl`: validate every task (LEIR.md §7) and print one line per task.
+//   <line>: <workload>: ok [(N warnings)]
+//   <line>: <workload>: LEIR-Ennn at <offset>: <message> [(N warnings)]
+// Exit codes: 0 all valid, 1 some task fails (a task-reader or validator error), 2 the file is unreadable or no
+// line of it is a JSON object at all.
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "ir/task.hpp"
+#include "ir/validate.hpp"
+
+namespace steptp::cli {
+namespace {
+
+struct CheckOpts {
+  std::string file;
+  bool verbose = false;
+};
+
+std::string warn_suffix(std::size_t n) {
+  if (n == 0) return "";
+  return " (" + std::to_string(n) + (n == 1 ? " warning)" : " warnings)");
+}
+
+int run_check(const CheckOpts& o) {
+  std::vector<ir::TaskOrError> tasks;
+  try {
+    tasks = ir::read_tasks_jsonl(o.file);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  if (tasks.empty()) return fail(o.file + ": no tasks");
+  // A file none of whose lines is even JSON is bad input overall (exit 2), not a failed check.
+  bool any_json = false;
+  for (const auto& te : tasks) any_json = any_json || te.ok || te.error.code != "E101";
+  if (!any_json) {
+    const std::string all = ir::read_file(o.file);
+    std::size_t pos = 0;
+    while (!any_json && pos < all.size()) {
+      std::size_t nl = all.find('\n', pos);
+      if (nl == std::string::npos) nl = all.size();
+      any_json = nlohmann::json::accept(std::string_view(all).substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+    if (!any_json) return fail(o.file + ": not JSONL (no line is a JSON value)");
+  }
+  int failed = 0;
+  for (auto& te : tasks) {
+    std::cout << te.line << ": ";
+    if (!te.ok) {
+      ++failed;
+      std::cout << "?: " << te.error.headline() << "\n";
+      if (o.verbose && !te.error.excerpt.empty()) std::cout << te.error.excerpt << "\n";
+      continue;
+    }
+    ir::Analysis a = ir::analyze(te.task);
+    std::size_t warnings = 0;
+    for (const auto& d : a.diags) warnings += d.is_warning();
+    std::cout << te.task.workload << ": ";
+    if (const ir::Diagnostic* e = a.first_error()) {
+      ++failed;
+      std::cout << e->headline() << warn_suffix(warnings) << "\n";
+    } else {
+      std::cout << "ok" << warn_suffix(warnings) << "\n";
+    }
+    if (o.verbose)
+      for (const auto& d : a.diags) std::cout << "  " << d.full() << "\n";
+  }
+  std::cout << tasks.size() - failed << " of " << tasks.size() << " task(s) valid\n";
+  return failed ? 1 : 0;
+}
+
+CommandRegistrar reg("20-check", [](CLI::App& app) -> RunFn {
+  auto o = std::make_shared<CheckOpts>();
+  auto* sub = app.add_subcommand("check", "Validate tasks (LEIR static semantics); one line per task, exit 1 if any fails");
+  sub->add_option("file", o->file, "Tasks as JSONL (one task per line)")->required();
+  sub->add_flag("-v,--verbose", o->verbose, "Also print every diagnostic with its excerpt");
+  return [o] { return run_check(*o); };
+});
+
+}  // namespace
+}  // namespace steptp::cli

@@ -1,0 +1,150 @@
+#include "frontend/workloads.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "frontend/workloads/families.hpp"
+#include "ir/parser.hpp"
+
+namespace steptp::frontend {
+
+namespace wl {
+std::vector<ir::DType> dt_float() { return {ir::DType::F32, ir::DType::F64, ir::DType::F16, ir::DType::BF16}; }
+std::vector<ir::DType> dt_wide() { return {ir::DType::F32, ir::DType::F64}; }
+
+Workload make(std::string name, std::string suite, std::string family, std::vector<ParamSpec> params,
+              std::vector<ir::DType> dtypes, BuildFn build, CheckFn check) {
+  Workload w;
+  w.name = std::move(name);
+  w.suite = std::move(suite);
+  w.family = std::move(family);
+  w.params = std::move(params);
+  w.dtypes = std::move(dtypes);
+  w.constraint = check ? std::move(check) : CheckFn([](const Params&) { return std::string(); });
+  w.emit_text = [build](const Params& p, ir::DType dt, std::vector<ir::KnownBuffer>& known) {
+    Graph g(dt);
+    build(g, p);
+    return g.finish(known);
+  };
+  return w;
+}
+}  // namespace wl
+
+const std::vector<Workload>& workloads() {
+  static const std::vector<Workload> all = [] {
+    std::vector<Workload> v;
+    wl::add_matmul(v);
+    wl::add_elementwise(v);
+    wl::add_reduction(v);
+    wl::add_norm(v);
+    wl::add_softmax(v);
+    wl::add_conv(v);
+    wl::add_pool(v);
+    wl::add_scan(v);
+    wl::add_loss(v);
+    wl::add_fused(v);
+    wl::add_attention(v);
+    return v;
+  }();
+  return all;
+}
+
+const Workload* find_workload(std::string_view name) {
+  for (const auto& w : workloads())
+    if (w.name == name) return &w;
+  return nullptr;
+}
+
+Params default_params(const Workload& w) {
+  Params p;
+  for (const auto& s : w.params) p[s.name] = s.def;
+  return p;
+}
+
+Params small_params(const Workload& w) {
+  Params p;
+  for (const auto& s : w.params) p[s.name] = s.small;
+  return p;
+}
+
+Params resolve_params(const Workload& w, const Params& given) {
+  Params p = default_params(w);
+  for (const auto& [k, v] : given) {
+    auto it = p.find(k);
+    if (it == p.end()) throw std::invalid_argument("workload " + w.name + " has no parameter '" + k + "'");
+    it->second = v;
+  }
+  for (const auto& s : w.params) {
+    std::int64_t v = p[s.name];
+    if (v < s.lo || v > s.hi)
+      throw std::invalid_argument("parameter " + s.name + "=" + std::to_string(v) + " outside [" +
+                                  std::to_string(s.lo) + ", " + std::to_string(s.hi) + "] of " + w.name);
+  }
+  std::string why = w.constraint(p);
+  if (!why.empty()) throw std::invalid_argument(w.name + ": " + why);
+  return p;
+}
+
+ir::Task emit(const Workload& w, const Params& params, ir::DType dtype) {
+  bool offered = false;
+  for (auto d : w.dtypes) offered = offered || d == dtype;
+  if (!offered)
+    throw std::invalid_argument("workload " + w.name + " does not offer dtype " + std::string(ir::dtype_name(dtype)));
+  Params p = resolve_params(w, params);
+  ir::Task t;
+  t.workload = w.name;
+  t.suite = w.suite;
+  std::string text = w.emit_text(p, dtype, t.known);
+  t.program = ir::parse_program(text);
+  return t;
+}
+
+namespace {
+struct SplitMix64 {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double u01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+};
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+std::int64_t draw(SplitMix64& r, const ParamSpec& s) {
+  if (s.hi <= s.lo) return s.lo;
+  if (s.lo >= 1 && s.hi / s.lo >= 16) {
+    double a = std::log2(static_cast<double>(s.lo)), b = std::log2(static_cast<double>(s.hi) + 1.0);
+    auto v = static_cast<std::int64_t>(std::floor(std::exp2(a + (b - a) * r.u01())));
+    return std::min(std::max(v, s.lo), s.hi);
+  }
+  return s.lo + static_cast<std::int64_t>(r.u01() * static_cast<double>(s.hi - s.lo + 1));
+}
+}  // namespace
+
+std::vector<Params> sample_params(const Workload& w, int n, std::uint64_t seed) {
+  std::vector<Params> out;
+  SplitMix64 rng{seed ^ fnv1a(w.name)};
+  for (int i = 0; i < n; ++i) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      Params p;
+      for (const auto& s : w.params) p[s.name] = draw(rng, s);
+      if (!w.constraint(p).empty()) continue;
+      try {
+        std::vector<ir::KnownBuffer> known;
+        (void)w.emit_text(p, w.dtypes.front(), known);
+      } catch (const std::invalid_argument&) {
+        continue;
+      }
+      out.push_back(std::move(p));
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace steptp::frontend
