@@ -52,7 +52,9 @@ test: unit asan
 fuzz: deps
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSTEPTP_FUZZ=ON -DSTEPTP_BENCH=OFF
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_parser
-	mkdir -p fuzz/artifacts && ./build-fuzz/fuzz_parser -max_total_time=60 -artifact_prefix=fuzz/artifacts/ fuzz/corpus
+	# New inputs go to build-fuzz/corpus (first directory); the committed regression seeds in fuzz/corpus are read only.
+	mkdir -p fuzz/artifacts build-fuzz/corpus && ./build-fuzz/fuzz_parser -max_total_time=60 -timeout=10 \
+	  -artifact_prefix=fuzz/artifacts/ build-fuzz/corpus fuzz/corpus
 
 bench: build
 	@for b in $(BUILD)/bench_*; do [ -x $$b ] && $$b; done

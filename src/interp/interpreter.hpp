@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/task.hpp"
+#include "ir/validate.hpp"
 
 namespace steptp::interp {
 
@@ -26,7 +27,7 @@ struct RunOptions {
   bool typed = false;
   /// Checked mode: also detect E306 and E307 (§8.5). Slower.
   bool checked = false;
-  /// Abort with an error after this many statement executions (0: no limit).
+  /// Abort with LeirError E308 ("step limit exceeded") after this many statement executions (0: no limit).
   std::uint64_t max_steps = 0;
 };
 
@@ -41,7 +42,10 @@ class Interpreter {
   TensorMap run(const TensorMap& inputs, const RunOptions& opt = {}) const;
   /// Statement executions of the last run().
   std::uint64_t last_steps() const;
+  /// The validated, annotated copy of the task (statement offsets refer to its canonical text).
   const ir::Task& task() const;
+  /// Its analysis (buffers with inferred shapes, warnings).
+  const ir::Analysis& analysis() const;
 
  private:
   struct Impl;
@@ -52,6 +56,9 @@ enum class Distribution : std::uint8_t { Normal, Uniform };  // N and U of LEIR.
 
 /// Inputs for every non-output known buffer, generated exactly as LEIR.md §11 step 2 (SplitMix64 seeded with
 /// 2*seed+d; gather-index integers in [0, n)).
+/// Validates a copy of `task` to find gather extents; if it does not validate, only known shapes are used.
 TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dist);
+/// The same for an already compiled task (no re-validation).
+TensorMap make_inputs(const Interpreter& interp, std::uint64_t seed, Distribution dist);
 
 }  // namespace steptp::interp

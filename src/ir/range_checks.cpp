@@ -31,6 +31,8 @@ void too_large(const Expr& entry, const IndexRange& r, DiagSink& sink) {
 void check_ranges(const Task& t, ProgramFacts& f, DiagSink& sink) {
   (void)t;
   for (BufState& b : f.bufs) b.write_hi.assign(b.rank, -1);
+  // 1 + max hi of dimension d (saturating: hi may be the i64 maximum, the range analysis saturates).
+  auto written_extent = [](std::int64_t hi) { return hi == INT64_MAX ? hi : hi + 1; };
   std::vector<LoopBox> boxes(f.stmts.size());
   for (std::size_t i = 0; i < f.stmts.size(); ++i) boxes[i] = make_loop_box(f.stmts[i].loops);
 
@@ -72,12 +74,12 @@ void check_ranges(const Task& t, ProgramFacts& f, DiagSink& sink) {
     if (!b.info.known) {
       b.info.shape.resize(b.rank);
       for (std::size_t d = 0; d < b.rank; ++d)
-        b.info.shape[d] = std::min<std::int64_t>(std::max<std::int64_t>(b.write_hi[d] + 1, 0), kMaxIndex);
+        b.info.shape[d] = std::min<std::int64_t>(std::max<std::int64_t>(written_extent(b.write_hi[d]), 0), kMaxIndex);
       continue;
     }
     if (b.info.role != Role::Output || !b.first_write || !b.write_ranges_known) continue;
     for (std::size_t d = 0; d < b.rank; ++d) {
-      const std::int64_t written = b.write_hi[d] + 1;
+      const std::int64_t written = written_extent(b.write_hi[d]);
       if (written != b.info.shape[d]) {
         sink.at(*b.first_write, "E210", "output " + b.info.name + " dimension " + std::to_string(d) +
                                             " is written up to extent " + std::to_string(written) +

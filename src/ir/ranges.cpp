@@ -233,7 +233,9 @@ IndexRange enumerate(const std::vector<Code>& code, const Slots& s, std::uint64_
               break;
             case Op::Mod:
               if (b == 0) return r;
-              x = b == -1 ? 0 : a - b * floordiv(a, b);
+              if (b == -1) { x = 0; break; }
+              x = a % b;
+              if (x != 0 && ((x < 0) != (b < 0))) x += b;
               break;
             default: break;
           }

@@ -13,8 +13,9 @@
 namespace steptp::ir {
 
 std::int64_t BufferInfo::numel() const {
-  std::int64_t n = 1;
-  for (auto e : shape) n *= e;
+  std::int64_t n = 1;  // saturates at the i64 maximum (inferred shapes of invalid programs can be huge)
+  for (auto e : shape)
+    if (__builtin_mul_overflow(n, e, &n)) return INT64_MAX;
   return n;
 }
 

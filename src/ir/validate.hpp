@@ -31,7 +31,14 @@ struct Analysis {
 };
 
 /// Validates `t` and annotates its AST in place: every Expr::ty, every Stmt::init and Stmt::reduction_vars.
-/// Never throws for program defects (they go to diags); excerpts refer to the canonical text of t.program.
+/// Never throws for program defects (they go to diags). Offsets and excerpts refer to the canonical text
+/// print_program(t.program) (LEIR.md §12): for text parsed without whitespace these are the source offsets; for
+/// in-memory or edited trees, and for sources with whitespace, the validator prints the program once (only when a
+/// diagnostic points into it), re-parses it and maps each node to its canonical offset. Diagnostics are sorted by
+/// offset; known-list diagnostics (W004, E210 "never written": offset 0, path "known[i]") come last.
+/// Codes: E002/E008 (malformed in-memory trees), E006 (in-memory extents), E106, E110-E114, E201-E216, W001-W005.
+/// Implementation: validate.cpp (driver), buffers.cpp (§7.1), scopes.cpp (§5), typing.cpp (§7.3-7.4),
+/// range_checks.cpp + ranges.cpp (§7.2), init_rule.cpp (§8.4).
 Analysis analyze(Task& t);
 
 /// analyze() and throw LeirError with the first error, if any. Returns the analysis (warnings included).

@@ -103,6 +103,11 @@ TEST(Ranges, NonAffineEntries) {
   EXPECT_EQ(r.status, RangeStatus::TooLarge);
   EXPECT_EQ(r.points, std::uint64_t{1} << 30);
   EXPECT_TRUE(range("(a*c)%7", big).exact());  // 2^20 points
+  // Enumeration wraps in i64 (LEIR.md §8.2) without UB: at a*c=0 the dividend is -2^63, and
+  // -2^63 mod (2^63-1) = 2^63-2 (floor modulo).
+  r = range("(a*c-9223372036854775807-1)%9223372036854775807", ls);
+  ASSERT_TRUE(r.exact());
+  EXPECT_EQ(r.hi, INT64_MAX - 1);
 }
 
 TEST(Ranges, RandomNonAffineEntriesMatchBruteForce) {

@@ -239,3 +239,11 @@ TEST(ValidateErrors, WhitespaceSourceOffsetsReferToCanonicalText) {
   ASSERT_EQ(codes(a), std::vector<std::string>{"E213"});
   EXPECT_EQ(a.diags[0].offset, 29u);
 }
+
+TEST(ValidateErrors, E207AtTheI64MaximumDoesNotOverflow) {
+  // Fuzz regression (UBSan: hi + 1 overflowed when a write index saturates at 2^63-1).
+  expect_diag("C:output:f32:", "L^{4}_{a=0}[M^{f32,g}_{a*9223372036854775807}=0;];B^{1}_{tx=0}[C^{f32,g}=M^{f32,g}_{0};];",
+              {"E207"}, "M^");
+  Task t = make_task("C:output:f32:4", "L^{4}_{a=0}[C^{f32,g}_{a*9223372036854775807}=0;];");
+  EXPECT_EQ(codes(analyze(t)), std::vector<std::string>{"E209"});
+}

@@ -1,0 +1,69 @@
+// Interpreter and equivalence-check throughput (issue #2 items 6-7).
+//  * BM_Matmul256: the 256^3 matmul task, one run (16.7M statement executions); goal >= 30M statements/s.
+//  * BM_EquivSoftmax64: check_equivalence of a 64x64 softmax against a reassociated candidate (3 seeds x {N,U},
+//    both tasks compiled and run); goal <= 5 ms.
+#include <benchmark/benchmark.h>
+
+#include "interp/equivalence.hpp"
+#include "interp/interpreter.hpp"
+#include "ir/parser.hpp"
+
+namespace {
+using namespace steptp;
+
+ir::KnownBuffer kb(const char* n, ir::Role r, std::vector<std::int64_t> s) {
+  ir::KnownBuffer k;
+  k.name = n;
+  k.role = r;
+  k.dtype = ir::DType::F32;
+  k.shape = std::move(s);
+  return k;
+}
+
+ir::Task task(const char* leir, std::vector<ir::KnownBuffer> known) {
+  ir::Task t;
+  t.known = std::move(known);
+  t.program = ir::parse_program(leir);
+  return t;
+}
+
+void BM_Matmul256(benchmark::State& st) {
+  const auto t = task(
+      "B^{256}_{tx=0}L^{256}_{a=0}L^{256}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];",
+      {kb("A", ir::Role::Input, {256, 256}), kb("C", ir::Role::Input, {256, 256}),
+       kb("D", ir::Role::Output, {256, 256})});
+  interp::Interpreter in(t);
+  const auto inputs = interp::make_inputs(in, 0, interp::Distribution::Normal);
+  const bool typed = st.range(0) != 0;
+  interp::RunOptions ro;
+  ro.typed = typed;
+  for (auto _ : st) benchmark::DoNotOptimize(in.run(inputs, ro));
+  st.counters["stmts/s"] = benchmark::Counter(static_cast<double>(in.last_steps()) * st.iterations(),
+                                              benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Matmul256)->Arg(0)->Arg(1)->ArgName("typed")->Unit(benchmark::kMillisecond);
+
+const char* kSoftmax =
+    "B^{64}_{tx=0}L^{64}_{a=0}[M^{f32,g}_{tx}=max(M^{f32,g}_{tx},A^{f32,g}_{tx,a});];"
+    "B^{64}_{tx=0}L^{64}_{a=0}[S^{f32,g}_{tx}=S^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-M^{f32,g}_{tx});];"
+    "B^{64}_{tx=0}L^{64}_{a=0}[D^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-M^{f32,g}_{tx})/S^{f32,g}_{tx};];";
+const char* kSoftmaxSplit =
+    "B^{64}_{tx=0}L^{64}_{a=0}[M^{f32,g}_{tx}=max(M^{f32,g}_{tx},A^{f32,g}_{tx,a});];"
+    "B^{64}_{tx=0}L^{64}_{a=0}[E^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-M^{f32,g}_{tx});];"
+    "B^{64}_{tx=0}L^{8}_{a=0}L^{8}_{c=0}[S^{f32,g}_{tx}=S^{f32,g}_{tx}+E^{f32,g}_{tx,a*8+c};];"
+    "B^{64}_{tx=0}L^{64}_{a=0}[D^{f32,g}_{tx,a}=E^{f32,g}_{tx,a}/S^{f32,g}_{tx};];";
+
+void BM_EquivSoftmax64(benchmark::State& st) {
+  const std::vector<ir::KnownBuffer> k{kb("A", ir::Role::Input, {64, 64}), kb("D", ir::Role::Output, {64, 64})};
+  const auto a = task(kSoftmax, k), b = task(kSoftmaxSplit, k);
+  for (auto _ : st) {
+    auto r = interp::check_equivalence(a, b);
+    if (!r.equivalent) st.SkipWithError(r.message.c_str());
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_EquivSoftmax64)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,64 @@
+// `steptp equiv A.json B.json`: checks that candidate B computes the same outputs as original A (LEIR.md §11).
+// Prints the verdict and the error summary (or JSON with --json). Exit 0 equivalent, 1 not equivalent (E501, E503,
+// E504, E505), 2 bad input (unreadable or unparsable files, or E502: the original itself fails).
+#include <fmt/format.h>
+#include <iostream>
+
+#include "cli/command.hpp"
+#include "interp/equivalence.hpp"
+#include "ir/diag.hpp"
+#include "ir/task.hpp"
+
+namespace steptp::cli {
+namespace {
+
+struct EquivArgs {
+  std::string a, b;
+  std::vector<std::uint64_t> seeds;
+  bool typed = false, exact = false, json = false;
+  double rtol_scale = 1.0;
+};
+
+int equiv_cmd(const EquivArgs& x) {
+  ir::Task a, b;
+  try {
+    a = ir::read_task_file(x.a);
+    b = ir::read_task_file(x.b);
+  } catch (const ir::LeirError& e) {
+    return fail(e.diag().headline());
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  interp::EquivOptions opt;
+  if (!x.seeds.empty()) opt.seeds = x.seeds;
+  opt.typed = x.typed;
+  opt.exact = x.exact;
+  opt.rtol_scale = x.rtol_scale;
+  const interp::EquivResult r = interp::check_equivalence(a, b, opt);
+  if (x.json) {
+    std::cout << r.to_json() << "\n";
+  } else if (r.equivalent) {
+    std::cout << "equivalent: " << r.message << "\n";
+  } else {
+    std::cout << (r.code == "E502" ? "inconclusive" : "not equivalent") << ": LEIR-" << r.code << ": " << r.message
+              << "\n";
+  }
+  if (r.equivalent) return 0;
+  return r.code == "E502" ? 2 : 1;
+}
+
+const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
+  auto args = std::make_shared<EquivArgs>();
+  auto* sub = app.add_subcommand("equiv", "check that a candidate task is equivalent to an original task");
+  sub->add_option("original", args->a, "original task (.json or .jsonl: the first task)")->required();
+  sub->add_option("candidate", args->b, "candidate task (.json or .jsonl: the first task)")->required();
+  sub->add_option("--seeds", args->seeds, "input seeds (default 0 1 2)");
+  sub->add_flag("--typed", args->typed, "run both in exact §8.2 precision");
+  sub->add_flag("--exact", args->exact, "require bit-identical outputs");
+  sub->add_option("--rtol-scale", args->rtol_scale, "multiply the per-dtype tolerances");
+  sub->add_flag("--json", args->json, "print the full result as JSON");
+  return [args] { return equiv_cmd(*args); };
+});
+
+}  // namespace
+}  // namespace steptp::cli

@@ -1,0 +1,212 @@
+// Equivalence checking (LEIR.md §11).
+#include "interp/equivalence.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "ir/diag.hpp"
+
+namespace steptp::interp {
+
+std::pair<double, double> tolerance(ir::DType t) {
+  switch (t) {
+    case ir::DType::F64: return {1e-9, 1e-12};
+    case ir::DType::F32: return {1e-4, 1e-5};
+    case ir::DType::F16:
+    case ir::DType::BF16: return {1e-2, 1e-3};
+    default: return {0.0, 0.0};  // integers and bool: equal
+  }
+}
+
+namespace {
+
+const char* dist_name(Distribution d) { return d == Distribution::Normal ? "N" : "U"; }
+
+std::string error_text(const std::exception& e) {
+  if (auto* le = dynamic_cast<const ir::LeirError*>(&e)) return le->diag().headline();
+  return e.what();
+}
+
+std::string describe_signature_difference(const ir::Task& a, const ir::Task& b) {
+  if (a.known.size() != b.known.size())
+    return "known lists differ in length (" + std::to_string(a.known.size()) + " vs " +
+           std::to_string(b.known.size()) + ")";
+  for (std::size_t k = 0; k < a.known.size(); ++k) {
+    const auto &x = a.known[k], &y = b.known[k];
+    if (x == y) continue;
+    std::string what = x.name != y.name ? "name" : x.role != y.role ? "role" : x.dtype != y.dtype ? "dtype" : "shape";
+    return "known[" + std::to_string(k) + "] differs in " + what + " (" + x.name + " vs " + y.name + ")";
+  }
+  return "known lists differ";
+}
+
+std::string element(const Tensor& t, const std::string& name, std::int64_t flat) {
+  std::string s = name;
+  if (t.shape.empty()) return s;
+  std::vector<std::int64_t> idx(t.shape.size());
+  std::int64_t rest = flat;
+  for (std::size_t k = t.shape.size(); k-- > 0;) {
+    idx[k] = rest % t.shape[k];
+    rest /= t.shape[k];
+  }
+  s += '[';
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    if (k) s += ',';
+    s += std::to_string(idx[k]);
+  }
+  return s + "]";
+}
+
+struct Props {
+  bool zeros = true, nans = true, constant = true;
+};
+Props props(const Tensor& t) {
+  Props p;
+  const auto& d = t.data;
+  for (std::size_t k = 0; k < d.size(); ++k) {
+    if (d[k] != 0.0) p.zeros = false;
+    if (!std::isnan(d[k])) p.nans = false;
+    if (!(d[k] == d[0])) p.constant = false;
+  }
+  if (d.size() <= 1) p.constant = false;
+  return p;
+}
+
+std::string fmt_num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string EquivResult::to_json() const {
+  auto loc = [](const ErrLocation& l) {
+    return nlohmann::json{{"output", l.output}, {"index", l.index}, {"seed", l.seed},
+                          {"dist", dist_name(l.dist)}, {"candidate", l.a}, {"original", l.b}};
+  };
+  nlohmann::json j{{"equivalent", equivalent},
+                   {"code", code},
+                   {"message", message},
+                   {"max_abs_err", max_abs_err},
+                   {"max_rel_err", max_rel_err},
+                   {"max_abs_at", loc(max_abs_at)},
+                   {"max_rel_at", loc(max_rel_at)},
+                   {"first_mismatch", has_mismatch ? loc(first_mismatch) : nlohmann::json(nullptr)}};
+  return j.dump();
+}
+
+EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidate, const EquivOptions& opt) {
+  EquivResult r;
+  auto fail = [&](const char* code, std::string msg) {
+    r.equivalent = false;
+    r.code = code;
+    r.message = std::move(msg);
+    return r;
+  };
+  if (original.known != candidate.known)
+    return fail("E501", "known signatures differ: " + describe_signature_difference(original, candidate));
+
+  std::unique_ptr<Interpreter> A, B;
+  try {
+    A = std::make_unique<Interpreter>(original);
+  } catch (const std::exception& e) {
+    return fail("E502", "original is invalid (inconclusive): " + error_text(e));
+  }
+  try {
+    B = std::make_unique<Interpreter>(candidate);
+  } catch (const std::exception& e) {
+    return fail("E503", "candidate is invalid: " + error_text(e));
+  }
+  RunOptions ro;
+  ro.typed = opt.typed;
+  ro.max_steps = opt.max_steps;
+
+  std::string degenerate;  // first degenerate finding
+  std::size_t mismatches = 0;
+  std::string first_name;
+  bool have_abs = false, have_rel = false;
+  for (std::uint64_t seed : opt.seeds) {
+    for (Distribution dist : {Distribution::Normal, Distribution::Uniform}) {
+      const std::string where = "seed " + std::to_string(seed) + ", " + dist_name(dist);
+      const TensorMap in = make_inputs(*A, seed, dist);
+      TensorMap oa, ob;
+      try {
+        ob = A->run(in, ro);
+      } catch (const std::exception& e) {
+        return fail("E502", "original fails to run (inconclusive) on " + where + ": " + error_text(e));
+      }
+      try {
+        oa = B->run(in, ro);
+      } catch (const std::exception& e) {
+        return fail("E503", "candidate fails to run on " + where + ": " + error_text(e));
+      }
+      for (const auto& k : original.known) {
+        if (k.role != ir::Role::Output) continue;
+        const Tensor& tb = ob.at(k.name);
+        const Tensor& ta = oa.at(k.name);
+        auto [rtol, atol] = tolerance(k.dtype);
+        rtol *= opt.rtol_scale;
+        atol *= opt.rtol_scale;
+        const bool is_int = !ir::is_float(k.dtype);
+        for (std::size_t e = 0; e < tb.data.size(); ++e) {
+          const double a = ta.data[e], b = tb.data[e];
+          const ErrLocation loc{k.name, static_cast<std::int64_t>(e), seed, dist, a, b};
+          bool match;
+          if (opt.exact) {
+            match = (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
+          } else if (std::isnan(a) || std::isnan(b)) {
+            match = std::isnan(a) && std::isnan(b);
+          } else if (std::isinf(a) || std::isinf(b)) {
+            match = a == b;
+          } else if (is_int) {
+            match = a == b;
+          } else {
+            match = std::fabs(a - b) <= atol + rtol * std::fabs(b);
+          }
+          if (std::isfinite(a) && std::isfinite(b)) {
+            const double ab = std::fabs(a - b);
+            if (!have_abs || ab > r.max_abs_err) { r.max_abs_err = ab; r.max_abs_at = loc; have_abs = true; }
+            if (b != 0.0) {
+              const double rel = ab / std::fabs(b);
+              if (!have_rel || rel > r.max_rel_err) { r.max_rel_err = rel; r.max_rel_at = loc; have_rel = true; }
+            }
+          }
+          if (!match) {
+            if (!r.has_mismatch) {
+              r.has_mismatch = true;
+              r.first_mismatch = loc;
+              first_name = element(tb, k.name, static_cast<std::int64_t>(e));
+            }
+            ++mismatches;
+          }
+        }
+        if (degenerate.empty()) {
+          const Props pa = props(ta), pb = props(tb);
+          const char* what = pa.zeros && !pb.zeros ? "all zeros"
+                             : pa.nans && !pb.nans ? "all NaN"
+                             : pa.constant && !pb.constant ? "constant" : nullptr;
+          if (what)
+            degenerate = "candidate output " + k.name + " is " + what + " on " + where + " while the original's is not";
+        }
+      }
+    }
+  }
+  if (!degenerate.empty()) return fail("E505", degenerate);
+  if (r.has_mismatch) {
+    const auto& m = r.first_mismatch;
+    return fail("E504", std::to_string(mismatches) + " mismatching element(s); first " + first_name + " (flat " +
+                            std::to_string(m.index) + ") on seed " + std::to_string(m.seed) + ", " +
+                            dist_name(m.dist) + ": candidate " + fmt_num(m.a) + " vs original " + fmt_num(m.b) +
+                            "; max abs err " + fmt_num(r.max_abs_err) + ", max rel err " + fmt_num(r.max_rel_err));
+  }
+  r.equivalent = true;
+  r.code.clear();
+  r.message = "equivalent on " + std::to_string(opt.seeds.size()) + " seed(s) x {N,U}; max abs err " +
+              fmt_num(r.max_abs_err) + ", max rel err " + fmt_num(r.max_rel_err);
+  return r;
+}
+
+}  // namespace steptp::interp

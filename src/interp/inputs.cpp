@@ -1,0 +1,130 @@
+// Deterministic input generation for equivalence checking (LEIR.md §11 step 2).
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "interp/interpreter.hpp"
+#include "interp/numeric.hpp"
+#include "ir/validate.hpp"
+
+namespace steptp::interp {
+namespace {
+
+/// SplitMix64 (Steele, Lea, Flood 2014), the generator of §11.
+struct SplitMix64 {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double u01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+};
+
+using ShapeOf = std::map<std::string, std::vector<std::int64_t>>;
+
+/// Records, for every buffer read directly inside a subscript entry, the extent of the dimension it indexes.
+void record_direct(const ir::Expr& e, std::int64_t extent, std::map<std::string, std::int64_t>& n) {
+  if (e.kind == ir::ExprKind::Ref) {
+    auto it = n.find(e.text);
+    if (it == n.end() || extent < it->second) n[e.text] = extent;
+    return;  // its own subscript is scanned as a reference of its own
+  }
+  for (const auto& c : e.args) record_direct(c, extent, n);
+}
+void scan(const ir::Expr& e, const ShapeOf& shapes, std::map<std::string, std::int64_t>& n) {
+  if (e.kind == ir::ExprKind::Ref) {
+    auto it = shapes.find(e.text);
+    for (std::size_t d = 0; d < e.args.size(); ++d) {
+      if (it != shapes.end() && d < it->second.size()) record_direct(e.args[d], it->second[d], n);
+    }
+  }
+  for (const auto& c : e.args) scan(c, shapes, n);
+}
+
+/// Smallest extent that each gather-index buffer indexes.
+std::map<std::string, std::int64_t> gather_extents(const ir::Task& t, const ShapeOf& shapes) {
+  std::map<std::string, std::int64_t> n;
+  ir::for_each_stmt(t.program, [&](const ir::Stmt& s, auto&, std::size_t) {
+    scan(s.lhs, shapes, n);
+    scan(s.rhs, shapes, n);
+  });
+  return n;
+}
+
+double to_dtype(double v, ir::DType t) {
+  switch (t) {
+    case ir::DType::F32: return steptp_num::round_f32(v);
+    case ir::DType::F16: return steptp_num::round_f16(v);
+    case ir::DType::BF16: return steptp_num::round_bf16(v);
+    case ir::DType::F64: return v;
+    case ir::DType::Bool: return v != 0.0;
+    default: break;
+  }
+  // integers: the generated values are small integers; wrap them to the type (§8.3)
+  const std::int64_t w = steptp_num::wrap_int(static_cast<std::int64_t>(v), ir::dtype_bits(t), ir::is_signed_int(t));
+  return t == ir::DType::U64 ? static_cast<double>(static_cast<std::uint64_t>(w)) : static_cast<double>(w);
+}
+
+TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t seed, Distribution dist) {
+  const auto gather = gather_extents(task, shapes);
+  SplitMix64 g{2 * seed + (dist == Distribution::Uniform ? 1u : 0u)};
+  TensorMap out;
+  const double two_pi = 6.283185307179586476925286766559;
+  for (const auto& k : task.known) {
+    if (k.role == ir::Role::Output) continue;
+    Tensor t;
+    t.dtype = k.dtype;
+    t.shape = k.shape;
+    const auto n = static_cast<std::size_t>(t.numel());
+    t.data.resize(n);
+    auto gi = gather.find(k.name);
+    const bool is_gather = ir::is_int(k.dtype) && gi != gather.end();
+    for (std::size_t e = 0; e < n; ++e) {
+      double v = 0;
+      if (ir::is_float(k.dtype)) {
+        if (dist == Distribution::Uniform) {
+          v = 0.5 + g.u01();
+        } else {
+          const double u1 = g.u01(), u2 = g.u01();
+          v = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(two_pi * u2);
+        }
+      } else if (k.dtype == ir::DType::Bool) {
+        v = g.u01() < 0.5 ? 1.0 : 0.0;
+      } else if (is_gather) {
+        v = std::floor(g.u01() * static_cast<double>(gi->second));
+      } else if (dist == Distribution::Normal) {
+        v = std::floor(9.0 * g.u01()) - 4.0;
+      } else {
+        v = 1.0 + std::floor(4.0 * g.u01());
+      }
+      t.data[e] = to_dtype(v, k.dtype);
+    }
+    out.emplace(k.name, std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+TensorMap make_inputs(const Interpreter& interp, std::uint64_t seed, Distribution dist) {
+  ShapeOf shapes;
+  for (const auto& b : interp.analysis().buffers) shapes[b.name] = b.shape;
+  return generate(interp.task(), shapes, seed, dist);
+}
+
+TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dist) {
+  ShapeOf shapes;
+  for (const auto& k : task.known) shapes[k.name] = k.shape;
+  try {
+    ir::Task copy = task;
+    const ir::Analysis a = ir::analyze(copy);
+    for (const auto& b : a.buffers) shapes.emplace(b.name, b.shape);
+  } catch (const std::exception&) {
+    // keep the known shapes only
+  }
+  return generate(task, shapes, seed, dist);
+}
+
+}  // namespace steptp::interp

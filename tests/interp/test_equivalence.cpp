@@ -1,0 +1,185 @@
+// Equivalence checking (LEIR.md §11) and input generation (§11 step 2).
+#include <nlohmann/json.hpp>
+
+#include "interp/equivalence.hpp"
+#include "interp_helpers.hpp"
+
+namespace steptp::interp {
+namespace {
+using namespace testing;
+using ir::DType;
+
+const char* kMatmul =
+    "B^{8}_{tx=0}L^{8}_{a=0}L^{8}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];";
+std::vector<ir::KnownBuffer> matmul_known() { return {in("A", {8, 8}), in("C", {8, 8}), out("D", {8, 8})}; }
+
+EquivResult check(const std::string& a, const std::string& b, std::vector<ir::KnownBuffer> known,
+                  EquivOptions opt = {}) {
+  return check_equivalence(make_task(a, known), make_task(b, known), opt);
+}
+
+TEST(Equivalence, HandSplitLoopIsAccepted) {
+  auto r = check(kMatmul,
+                 "B^{8}_{tx=0}L^{8}_{a=0}L^{2}_{c=0}L^{4}_{d=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c*4+d}*"
+                 "C^{f32,g}_{c*4+d,a};];",
+                 matmul_known());
+  EXPECT_TRUE(r.equivalent) << r.message;
+  EXPECT_EQ(r.code, "");
+  EXPECT_EQ(r.max_abs_err, 0.0);  // same summation order
+}
+
+TEST(Equivalence, ReorderedSumIsWithinToleranceButNotExact) {
+  // typed: f32 additions round, so the summation order shows (in the default f64 mode these sums are exact)
+  EquivOptions typed;
+  typed.typed = true;
+  const std::vector<ir::KnownBuffer> k{in("A", {4, 64}), out("S", {4})};
+  const std::string a = "B^{4}_{tx=0}L^{64}_{a=0}[S^{f32,g}_{tx}=S^{f32,g}_{tx}+A^{f32,g}_{tx,a};];";
+  const std::string b = "B^{4}_{tx=0}L^{64}_{a=0}[S^{f32,g}_{tx}=S^{f32,g}_{tx}+A^{f32,g}_{tx,63-a};];";
+  auto r = check(a, b, k, typed);
+  EXPECT_TRUE(r.equivalent) << r.message;
+  EXPECT_GT(r.max_abs_err, 0.0);
+  EquivOptions exact = typed;
+  exact.exact = true;
+  auto e = check(a, b, k, exact);
+  EXPECT_FALSE(e.equivalent);
+  EXPECT_EQ(e.code, "E504");
+}
+
+TEST(Equivalence, OffByOneMaskIsRejected) {
+  const std::vector<ir::KnownBuffer> k{in("A", {2, 8}), out("C", {2, 8})};
+  auto r = check(
+      "B^{2}_{tx=0}L^{8}_{a=0}L^{8}_{c=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+if_then_else(c<=a,A^{f32,g}_{tx,c},0);];",
+      "B^{2}_{tx=0}L^{8}_{a=0}L^{8}_{c=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+if_then_else(c<a,A^{f32,g}_{tx,c},0);];", k);
+  EXPECT_FALSE(r.equivalent);
+  EXPECT_EQ(r.code, "E504");
+  EXPECT_TRUE(r.has_mismatch);
+  EXPECT_EQ(r.first_mismatch.output, "C");
+  EXPECT_EQ(r.first_mismatch.index, 0);  // C[0,0]: original A[0,0], candidate 0
+  EXPECT_EQ(r.first_mismatch.seed, 0u);
+  EXPECT_EQ(r.first_mismatch.a, 0.0);
+}
+
+TEST(Equivalence, OffByOneReductionExtentIsRejected) {
+  auto r = check(kMatmul,
+                 "B^{8}_{tx=0}L^{8}_{a=0}L^{7}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];",
+                 matmul_known());
+  EXPECT_EQ(r.code, "E504");
+}
+
+TEST(Equivalence, SwappedSubtractionOperandsAreRejected) {
+  const std::vector<ir::KnownBuffer> k{in("A", {16}), in("C", {16}), out("D", {16})};
+  auto r = check("B^{16}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}-C^{f32,g}_{tx};];",
+                 "B^{16}_{tx=0}[D^{f32,g}_{tx}=C^{f32,g}_{tx}-A^{f32,g}_{tx};];", k);
+  EXPECT_EQ(r.code, "E504");
+  EXPECT_NEAR(r.max_rel_err, 2.0, 1e-12);  // a = -b everywhere
+}
+
+TEST(Equivalence, DroppedReductionInitIsRejected) {
+  // an earlier write of D blocks the initialiser (rule 2): the sum starts at A[tx,0] instead of 0
+  const std::vector<ir::KnownBuffer> k{in("A", {4, 4}), out("D", {4})};
+  const std::string a = "B^{4}_{tx=0}L^{4}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+A^{f32,g}_{tx,a};];";
+  auto r = check(a, "B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx,0};];B^{4}_{tx=0}L^{4}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+A^{f32,g}_{tx,a};];", k);
+  EXPECT_EQ(r.code, "E504");
+  // the operands of + swapped: no initialiser matches (§8.4 rule 3), the accumulator is read uninitialised
+  auto u = check(a, "B^{4}_{tx=0}L^{4}_{a=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx,a}+D^{f32,g}_{tx};];", k);
+  EXPECT_EQ(u.code, "E503");
+  EXPECT_NE(u.message.find("E301"), std::string::npos) << u.message;
+}
+
+TEST(Equivalence, DegenerateCandidatesAreRejected) {
+  const std::vector<ir::KnownBuffer> k{in("A", {16}), out("D", {16})};
+  const std::string a = "B^{16}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}*1e-07;];";  // within atol of 0
+  auto z = check(a, "B^{16}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}*0;];", k);
+  EXPECT_EQ(z.code, "E505");
+  EXPECT_NE(z.message.find("all zeros"), std::string::npos) << z.message;
+  auto c = check(a, "B^{16}_{tx=0}[D^{f32,g}_{tx}=1e-07;];", k);
+  EXPECT_EQ(c.code, "E505");
+  EXPECT_NE(c.message.find("constant"), std::string::npos) << c.message;
+  // not degenerate when the original has the same property
+  auto same = check("B^{16}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}*0;];", "B^{16}_{tx=0}[D^{f32,g}_{tx}=0;];", k);
+  EXPECT_TRUE(same.equivalent) << same.message;
+}
+
+TEST(Equivalence, SignatureMismatchIsE501) {
+  auto a = make_task("B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx};];", {in("A", {4}), out("D", {4})});
+  auto b = make_task("B^{4}_{tx=0}[D^{f32,g}_{tx}=E^{f32,g}_{tx};];", {in("E", {4}), out("D", {4})});
+  auto r = check_equivalence(a, b);
+  EXPECT_EQ(r.code, "E501");
+  EXPECT_NE(r.message.find("name"), std::string::npos) << r.message;
+  auto c = make_task("B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx};];", {in("A", {4}, DType::F64), out("D", {4})});
+  EXPECT_EQ(check_equivalence(a, c).code, "E501");
+}
+
+TEST(Equivalence, FailingOriginalIsInconclusiveE502AndFailingCandidateE503) {
+  const std::vector<ir::KnownBuffer> k{in("A", {4}), out("D", {4})};
+  const std::string good = "B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx};];";
+  const std::string bad = "L^{4}_{a=0}[D^{f32,g}_{a}=M^{f32,g}_{a};M^{f32,g}_{a}=A^{f32,g}_{a};];";  // E301
+  auto r = check(bad, good, k);
+  EXPECT_EQ(r.code, "E502");
+  EXPECT_FALSE(r.equivalent);
+  auto c = check(good, bad, k);
+  EXPECT_EQ(c.code, "E503");
+  EXPECT_NE(c.message.find("E301"), std::string::npos) << c.message;
+  // an invalid candidate (E201: writes an input) is E503 too
+  auto v = check(good, "B^{4}_{tx=0}[A^{f32,g}_{tx}=0;D^{f32,g}_{tx}=1;];", k);
+  EXPECT_EQ(v.code, "E503");
+}
+
+TEST(Equivalence, NanRules) {
+  const std::vector<ir::KnownBuffer> k{in("A", {8}), out("D", {8})};
+  // log of negative normal inputs gives NaN on both sides: NaN pairs match
+  auto r = check("B^{8}_{tx=0}[D^{f32,g}_{tx}=log(A^{f32,g}_{tx});];",
+                 "B^{8}_{tx=0}[D^{f32,g}_{tx}=log(A^{f32,g}_{tx}*1);];", k);
+  EXPECT_TRUE(r.equivalent) << r.message;
+  // NaN on one side only is a mismatch
+  auto m = check("B^{8}_{tx=0}[D^{f32,g}_{tx}=log(A^{f32,g}_{tx});];",
+                 "B^{8}_{tx=0}[D^{f32,g}_{tx}=log(abs(A^{f32,g}_{tx}));];", k);
+  EXPECT_EQ(m.code, "E504");
+}
+
+TEST(Equivalence, ToJsonHasAllFields) {
+  auto r = check("B^{16}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}-C^{f32,g}_{tx};];",
+                 "B^{16}_{tx=0}[D^{f32,g}_{tx}=C^{f32,g}_{tx}-A^{f32,g}_{tx};];",
+                 {in("A", {16}), in("C", {16}), out("D", {16})});
+  auto j = nlohmann::json::parse(r.to_json());
+  EXPECT_EQ(j["equivalent"], false);
+  EXPECT_EQ(j["code"], "E504");
+  EXPECT_EQ(j["first_mismatch"]["output"], "D");
+  EXPECT_TRUE(j["first_mismatch"]["dist"] == "N" || j["first_mismatch"]["dist"] == "U");
+  EXPECT_GT(j["max_abs_err"].get<double>(), 0.0);
+  EXPECT_TRUE(j.contains("max_rel_at"));
+}
+
+TEST(Equivalence, Tolerances) {
+  EXPECT_EQ(tolerance(DType::F64), (std::pair<double, double>{1e-9, 1e-12}));
+  EXPECT_EQ(tolerance(DType::F32), (std::pair<double, double>{1e-4, 1e-5}));
+  EXPECT_EQ(tolerance(DType::F16), (std::pair<double, double>{1e-2, 1e-3}));
+  EXPECT_EQ(tolerance(DType::BF16), (std::pair<double, double>{1e-2, 1e-3}));
+  EXPECT_EQ(tolerance(DType::I64), (std::pair<double, double>{0.0, 0.0}));
+}
+
+// ---- §11 step 2 inputs (values cross-checked with an independent Python SplitMix64)
+
+TEST(MakeInputs, NormalAndUniformFloats) {
+  auto t = make_task("B^{3}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx};];", {in("A", {3}), out("D", {3})});
+  auto n = make_inputs(t, 0, Distribution::Normal);
+  ASSERT_EQ(n.count("D"), 0u);
+  expect_data(n.at("A"), {-1.8839083909988403, 0.22760793566703796, -0.22143788635730743});
+  auto u = make_inputs(t, 0, Distribution::Uniform);
+  expect_data(u.at("A"), {1.0665615797042847, 1.2457817792892456, 1.4710026979446411});
+}
+
+TEST(MakeInputs, GatherIndicesUseTheSmallestIndexedExtent) {
+  auto t = make_task("B^{5}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{I^{i64,g}_{tx}}+R^{f32,g}_{I^{i64,g}_{tx}};];",
+                     {in("I", {5}, DType::I64), in("A", {12}), in("R", {10}), out("C", {5})});
+  auto v = make_inputs(t, 1, Distribution::Uniform);
+  expect_data(v.at("I"), {1, 7, 6, 0, 2});
+  auto k = make_task("B^{5}_{tx=0}[C^{i64,g}_{tx}=K^{i64,g}_{tx}*2;];", {in("K", {5}, DType::I64), out("C", {5}, DType::I64)});
+  expect_data(make_inputs(k, 1, Distribution::Normal).at("K"), {1, 2, 1, 2, -2});
+  // the compiled overload agrees
+  Interpreter it(t);
+  expect_data(make_inputs(it, 1, Distribution::Uniform).at("I"), {1, 7, 6, 0, 2});
+}
+
+}  // namespace
+}  // namespace steptp::interp
