@@ -127,6 +127,25 @@ ParamSpace int_range_params(const std::string& name, std::int64_t lo, std::int64
   return s;
 }
 
+ParamSpace concat_params(std::vector<std::pair<Params, ParamSpace>> parts) {
+  ParamSpace s;
+  s.count = 0;
+  for (const auto& [pre, sp] : parts) s.count += sp.size();
+  auto shared = std::make_shared<std::vector<std::pair<Params, ParamSpace>>>(std::move(parts));
+  s.gen = [shared](std::uint64_t k) {
+    for (const auto& [pre, sp] : *shared) {
+      if (k < sp.size()) {
+        Params out = pre;
+        for (auto& p : sp.at(k)) out.push_back(std::move(p));
+        return out;
+      }
+      k -= sp.size();
+    }
+    throw std::out_of_range("concat_params: index out of range");
+  };
+  return s;
+}
+
 namespace {
 const Param* find_param(const Candidate& c, const std::string& name) {
   for (const auto& p : c.params)

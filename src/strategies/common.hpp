@@ -45,6 +45,10 @@ ParamSpace list_params(std::vector<Params> tuples);
 /// One integer parameter `name` over lo..hi (inclusive), ascending, indexed without materialising.
 ParamSpace int_range_params(const std::string& name, std::int64_t lo, std::int64_t hi);
 
+/// Concatenation of spaces: the tuples of parts[0] (each prefixed with its Params), then those of parts[1], ...
+/// Indexed without materialising the parts.
+ParamSpace concat_params(std::vector<std::pair<Params, ParamSpace>> parts);
+
 // ---- parameter access (StrategyError S002 when missing or mistyped) ----
 std::int64_t param_int(const Candidate& c, const std::string& name);
 std::string param_str(const Candidate& c, const std::string& name);

@@ -6,7 +6,9 @@
 #include <charconv>
 
 #include "strategies/config.hpp"
+#include "strategies/graph/graph.hpp"
 #include "strategies/loop/loop.hpp"
+#include "strategies/memory/memory.hpp"
 
 namespace steptp::strategy {
 
@@ -44,6 +46,17 @@ namespace {
 const std::vector<StrategyInfo>& table() {
   static const std::vector<StrategyInfo> t = [] {
     std::vector<StrategyInfo> v = {
+        {"operator_fusion", 0, Family::Graph,
+         "Merge two consecutive loop nests with the same loop structure into one nest that runs the first body and "
+         "then the second.",
+         graph::enumerate_operator_fusion, graph::apply_operator_fusion},
+        {"operator_fission", 1, Family::Graph,
+         "Split the body of one nest at a cut point into two nests with the same header, keeping the item order.",
+         graph::enumerate_operator_fission, graph::apply_operator_fission},
+        {"compute_inline", 2, Family::Graph,
+         "Replace every read of an intermediate by the expression that produces it, with the read's entries "
+         "substituted for the producer's loop keys, and delete the producer.",
+         graph::enumerate_compute_inline, graph::apply_compute_inline},
         {"loop_reorder", 9, Family::Loop, "Swap two loops of one nest header, together with their kinds and extents.",
          loop::enumerate_reorder, loop::apply_reorder},
         {"loop_tiling", 10, Family::Loop,
@@ -73,6 +86,25 @@ const std::vector<StrategyInfo>& table() {
          "Split one reduction axis into two partial reductions over disjoint ranges, each into its own buffer, and "
          "combine the two partials in a final nest (rfactor).",
          loop::enumerate_rfactor, loop::apply_rfactor},
+        {"cache_read_write", 18, Family::Memory,
+         "Stage one input through a fresh shared or local buffer that is filled inside the nest before use (cache "
+         "read), or compute one output into such a buffer and copy it back afterwards (cache write).",
+         memory::enumerate_cache_read_write, memory::apply_cache_read_write},
+        {"layout_transformation", 19, Family::Memory,
+         "Give one operand a new memory layout by copying it into a fresh buffer indexed in the new order or shape, "
+         "and read the copy instead.",
+         memory::enumerate_layout_transformation, memory::apply_layout_transformation},
+        {"set_storage_scope", 20, Family::Memory,
+         "Change the storage scope (global, shared or local) of one intermediate at every occurrence.",
+         memory::enumerate_set_storage_scope, memory::apply_set_storage_scope},
+        {"set_storage_layout", 21, Family::Memory,
+         "Change the layout of one intermediate by applying the same index map to the subscript of every "
+         "occurrence, without copying.",
+         memory::enumerate_set_storage_layout, memory::apply_set_storage_layout},
+        {"precompute_indices", 22, Family::Memory,
+         "Precompute one compound index expression into an integer lookup table, and index through the table "
+         "instead.",
+         memory::enumerate_precompute_indices, memory::apply_precompute_indices},
     };
     std::sort(v.begin(), v.end(), [](const StrategyInfo& a, const StrategyInfo& b) { return a.index < b.index; });
     return v;

@@ -32,6 +32,24 @@ std::map<std::string, std::int64_t> bound_tags(const ir::Nest& n) {
   return out;
 }
 
+namespace {
+bool distinct_rec(const ir::Nest& n, std::set<std::string>& seen) {
+  for (const auto& l : n.loops)
+    if (l.kind == ir::LoopKind::B) {
+      auto t = hw_tag(l.var);
+      if (!t || !seen.insert(*t).second) return false;
+    }
+  for (const auto& it : n.body)
+    if (it.is_nest() && !distinct_rec(it.nest(), seen)) return false;
+  return true;
+}
+}  // namespace
+
+bool hw_tags_distinct(const ir::Nest& n) {
+  std::set<std::string> seen;
+  return distinct_rec(n, seen);
+}
+
 std::int64_t thread_product(const std::map<std::string, std::int64_t>& tags) {
   return get(tags, "tx") * get(tags, "ty") * get(tags, "tz");
 }

@@ -25,6 +25,9 @@ std::optional<std::string> hw_tag(const std::string& key);
 /// Tag -> extent of the B loops of a nest (nested nests included).
 std::map<std::string, std::int64_t> bound_tags(const ir::Nest& n);
 
+/// LEIR.md §5 (E114): no two B loops of the nest (nested nests included) select the same hardware axis.
+bool hw_tags_distinct(const ir::Nest& n);
+
 /// Launch limits of entry 16: threadIdx x, y <= 1024, z <= 64, product <= 1024; blockIdx x <= 2^31-1, y, z <=
 /// 65535. `why` receives the first violated limit.
 bool launch_limits_ok(const std::map<std::string, std::int64_t>& tags, const StrategyConfig& cfg,

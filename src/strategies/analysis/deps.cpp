@@ -2,11 +2,13 @@
 
 #include <isl/aff.h>
 #include <isl/ctx.h>
+#include <isl/flow.h>
 #include <isl/local_space.h>
 #include <isl/map.h>
 #include <isl/options.h>
 #include <isl/set.h>
 #include <isl/space.h>
+#include <isl/union_map.h>
 #include <isl/val.h>
 
 #include <cstdint>
@@ -75,15 +77,30 @@ std::vector<PolyStmt> poly_stmts(const ir::Program& p) {
 
 std::vector<PolyStmt> reschedule_stmts(const ir::Program& before, const ir::Program& after, std::uint32_t top,
                                        const KeyMap& old_key_of) {
-  auto b = collect_stmts(before.nests.at(top), NestPath{top});
-  auto a = collect_stmts(after.nests.at(top), NestPath{top});
-  if (a.size() != b.size()) throw std::invalid_argument("reschedule_stmts: statement counts differ");
+  auto n = collect_stmts(after.nests.at(top), NestPath{top}).size();
+  return reschedule_range(before, top, top + 1, after, top, top + 1, std::vector<KeyMap>(n, old_key_of));
+}
+
+std::vector<PolyStmt> reschedule_range(const ir::Program& before, std::uint32_t b0, std::uint32_t b1,
+                                       const ir::Program& after, std::uint32_t a0, std::uint32_t a1,
+                                       const std::vector<KeyMap>& old_key_of) {
+  std::vector<StmtCtx> b, a;
+  for (std::uint32_t i = b0; i < b1; ++i) {
+    auto v = collect_stmts(before.nests.at(i), NestPath{i});
+    b.insert(b.end(), v.begin(), v.end());
+  }
+  for (std::uint32_t i = a0; i < a1; ++i) {
+    auto v = collect_stmts(after.nests.at(i), NestPath{i});
+    a.insert(a.end(), v.begin(), v.end());
+  }
+  if (a.size() != b.size()) throw std::invalid_argument("reschedule_range: statement counts differ");
   std::vector<PolyStmt> out;
   for (std::size_t k = 0; k < a.size(); ++k) {
     PolyStmt ps = make_poly(after, a[k]);
     ps.sched_new = ps.sched_old;
     ps.sched_old = schedule_2d1(before, b[k]);
-    for (auto& e : ps.sched_old) substitute(e, old_key_of);
+    if (k < old_key_of.size())
+      for (auto& e : ps.sched_old) substitute(e, old_key_of[k]);
     out.push_back(std::move(ps));
   }
   return out;
@@ -428,31 +445,61 @@ bool carries_dependence(const std::vector<PolyStmt>& stmts, std::size_t dim) {
 
 bool raw_deps_within_prefix(const std::vector<PolyStmt>& stmts, const std::string& buffer,
                             const std::vector<std::size_t>& prefix) {
-  bool ok = true;
   try {
     Model m;
     build(m, stmts);
+    isl_union_map* sched = isl_union_map_empty_ctx(m.c.ctx);
+    isl_union_map* must = isl_union_map_empty_ctx(m.c.ctx);
+    isl_union_map* may = isl_union_map_empty_ctx(m.c.ctx);
+    for (const auto& st : m.st) {
+      sched = isl_union_map_add_map(sched, st.sched_old.copy());
+      for (std::size_t a = 0; a < st.accesses.size(); ++a) {
+        const Access& x = st.accesses[a];
+        if (!x.write || x.buffer() != buffer) continue;
+        bool exact = true;
+        for (const auto& e : x.ref->args) exact = exact && static_cast<bool>(to_aff(e, st.ls, st.pos));
+        isl_union_map*& dst = exact ? must : may;
+        dst = isl_union_map_add_map(dst, st.access_maps[a].copy());
+      }
+    }
+    using UMap = Own<isl_union_map, isl_union_map_free, isl_union_map_copy>;
+    UMap sched_u(chk(sched)), must_u(chk(must)), may_u(chk(may));
     Space ss(chk(isl_space_set_alloc(m.c.ctx, 0, m.dims)));
     Space ms(chk(isl_space_map_from_set(ss.release())));
-    for_each_dep(m, [&](std::size_t i, std::size_t j, std::size_t a, std::size_t b, const Map& dep) {
-      const Access& x = m.st[i].accesses[a];
-      const Access& y = m.st[j].accesses[b];
-      if (x.buffer() != buffer || !x.write || y.write || prefix[j] == SIZE_MAX) return true;
+    for (std::size_t j = 0; j < m.st.size(); ++j) {
+      if (prefix[j] == SIZE_MAX) continue;
+      isl_union_map* sink = isl_union_map_empty_ctx(m.c.ctx);
+      for (std::size_t b = 0; b < m.st[j].accesses.size(); ++b) {
+        const Access& y = m.st[j].accesses[b];
+        if (y.write || y.buffer() != buffer) continue;
+        sink = isl_union_map_add_map(sink, m.st[j].access_maps[b].copy());
+      }
+      UMap sink_u(chk(sink));
+      if (isl_union_map_is_empty(sink_u.get()) == isl_bool_true) continue;
+      isl_union_access_info* ai = chk(isl_union_access_info_from_sink(sink_u.copy()));
+      ai = chk(isl_union_access_info_set_must_source(ai, must_u.copy()));
+      ai = chk(isl_union_access_info_set_may_source(ai, may_u.copy()));
+      ai = chk(isl_union_access_info_set_schedule_map(ai, sched_u.copy()));
+      isl_union_flow* flow = chk(isl_union_access_info_compute_flow(ai));
+      UMap dep(isl_union_map_union(isl_union_flow_get_must_dependence(flow),
+                                   isl_union_flow_get_may_dependence(flow)));
+      isl_union_flow_free(flow);
+      chk(dep.get());
+      // Source and sink instances in schedule space; they must agree on dims [0, prefix[j]].
+      UMap t(chk(isl_union_map_apply_domain(dep.copy(), sched_u.copy())));
+      t = UMap(chk(isl_union_map_apply_range(t.release(), sched_u.copy())));
       Map eq(chk(isl_map_universe(ms.copy())));
       for (std::size_t d = 0; d < m.dims && m.keep[d] <= prefix[j]; ++d)
         eq = Map(chk(isl_map_equate(eq.release(), isl_dim_in, static_cast<int>(d), isl_dim_out, static_cast<int>(d))));
-      Map t(chk(isl_map_apply_domain(dep.copy(), m.st[i].sched_old.copy())));
-      t = Map(chk(isl_map_apply_range(t.release(), m.st[j].sched_old.copy())));
-      t = Map(chk(isl_map_subtract(t.release(), eq.release())));
-      isl_bool e = isl_map_is_empty(t.get());
+      t = UMap(chk(isl_union_map_subtract(t.release(), chk(isl_union_map_from_map(eq.release())))));
+      isl_bool e = isl_union_map_is_empty(t.get());
       if (e == isl_bool_error) throw IslFailure();
-      if (e == isl_bool_false) ok = false;
-      return ok;
-    });
+      if (e == isl_bool_false) return false;
+    }
   } catch (const IslFailure&) {
     return false;
   }
-  return ok;
+  return true;
 }
 
 }  // namespace steptp::strategy::analysis

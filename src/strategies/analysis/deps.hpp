@@ -53,6 +53,15 @@ std::vector<PolyStmt> poly_stmts(const ir::Program& p);
 std::vector<PolyStmt> reschedule_stmts(const ir::Program& before, const ir::Program& after, std::uint32_t top,
                                        const KeyMap& old_key_of);
 
+/// General form of reschedule_stmts for rewrites that move statements between nests (fusion, fission): the
+/// statements of `before`'s top-level nests [b0, b1) and of `after`'s top-level nests [a0, a1) are paired in text
+/// order (same count and order, else std::invalid_argument). Instances, accesses and sched_new come from `after`;
+/// sched_old is the 2d+1 schedule in `before` with statement k's keys replaced by old_key_of[k] (expressions over
+/// its keys in `after`; an empty vector, or a missing key, means the same key).
+std::vector<PolyStmt> reschedule_range(const ir::Program& before, std::uint32_t b0, std::uint32_t b1,
+                                       const ir::Program& after, std::uint32_t a0, std::uint32_t a1,
+                                       const std::vector<KeyMap>& old_key_of = {});
+
 struct ScheduleCheck {
   bool legal = true;                 // no ordinary dependence is reversed by sched_new
   bool reduction_reordered = false;  // some tagged reduction dependence is reversed
@@ -71,10 +80,12 @@ ScheduleCheck check_schedule(const std::vector<PolyStmt>& stmts);
 /// isl failure answers true (conservative).
 bool carries_dependence(const std::vector<PolyStmt>& stmts, std::size_t dim);
 
-/// Memory-based flow test used by scope confinement: for every RAW dependence on `buffer` (write instance before
-/// a read instance of the same element, sched_old order), the two instances must agree on sched_old dims
-/// [0, prefix[j]] where j is the reading statement; prefix[j] == SIZE_MAX means "no requirement". Returns false
-/// when some dependence breaks it (or isl fails).
+/// Value-based flow test used by scope confinement (§7.1 "value-based flow", isl_union_access_info_compute_flow):
+/// for every read of `buffer` by statement j, each write instance whose value the read may see (the last write of
+/// the element before the read in sched_old order; writes with a non-affine entry are may-writes and do not kill
+/// earlier ones) must agree with the read instance on sched_old dims [0, prefix[j]]; prefix[j] == SIZE_MAX means
+/// "no requirement". Accumulator initialisers are not modelled as writes (conservative). Returns false when some
+/// flow breaks it (or isl fails).
 bool raw_deps_within_prefix(const std::vector<PolyStmt>& stmts, const std::string& buffer,
                             const std::vector<std::size_t>& prefix);
 
