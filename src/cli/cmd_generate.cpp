@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -15,7 +16,7 @@ namespace {
 
 struct GenerateArgs {
   std::string config, out, cache, shard, timer;
-  int jobs = 1, stop_after = 0;
+  int jobs = int(std::max(1u, std::thread::hardware_concurrency())), stop_after = 0;
   std::optional<int> instances, depth, per_family, max_units, threads, repeats, max_cands, min_per_strategy;
   std::optional<std::uint64_t> seed, filter_seed;
   std::vector<std::string> workloads, onnx, tasks, strategies;
@@ -84,7 +85,7 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   auto* c = app.add_subcommand("generate", "Generate the step-level dataset (DATASET.md S1-S11)");
   c->add_option("--config", a->config, "JSON configuration file");
   c->add_option("--out", a->out, "output directory")->required();
-  c->add_option("--jobs,-j", a->jobs, "worker threads for the pure stages")->check(CLI::PositiveNumber);
+  c->add_option("--jobs,-j", a->jobs, "worker threads for the pure stages (default: all cores)")->check(CLI::PositiveNumber);
   c->add_option("--cache", a->cache, "SQLite cache path (default OUT/cache.sqlite)");
   c->add_option("--shard", a->shard, "process only shard i of N (i/N), into OUT/shards/");
   c->add_option("--workloads", a->workloads, "built-in workload names or globs");

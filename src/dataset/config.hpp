@@ -18,9 +18,9 @@ struct GenConfig {
   bool builtin = true;                     // use the built-in catalogue (false when only --onnx/--tasks are given)
   std::vector<std::string> onnx_dirs;      // directories scanned (recursively) for model.onnx files
   std::vector<std::string> task_files;     // task JSONL files: each line is a workload with one instance
-  int per_family = 3;                      // default set: at most this many workloads per family (0 = all)
+  int per_family = 2;                      // default set: at most this many workloads per family (0 = all)
   // S2
-  int instances_per_workload = 2;
+  int instances_per_workload = 1;
   bool small_shapes = true;                // draw around the catalogue's small shape instead of the full range
   std::int64_t max_buffer_bytes = 16ll << 20;
   std::int64_t max_total_bytes = 64ll << 20;

@@ -370,7 +370,6 @@ ojson compute_facts(const ir::Task& before, const ir::Task& after, const nlohman
         out.push_back({{"k", "buffers_changed"}, {"created", created}, {"removed", removed}});
     }
   }
-  out.push_back({{"k", "class"}, {"value", std::string(1, cls)}});
   if (af.is_object() && af.contains("legality") && af["legality"].is_array())
     for (const auto& l : af["legality"]) {
       ojson f{{"k", "legality"}};
@@ -400,6 +399,7 @@ ojson compute_facts(const ir::Task& before, const ir::Task& after, const nlohman
       }
       out.push_back(f);
     }
+  out.push_back({{"k", "class"}, {"value", std::string(1, cls)}});
   // Expected effect
   ProgramMetrics mb = metrics_of(bv), ma = metrics_of(av);
   out.push_back({{"k", "effect"}, {"metric", "iterations"}, {"before", mb.iterations}, {"after", ma.iterations}});

@@ -26,7 +26,7 @@ void Progress::finish() {
   std::lock_guard<std::mutex> lock(mu_);
   if (finished_) return;
   finished_ = true;
-  draw(true);
+  if (tty_ || done_ != last_reported_) draw(true);
   if (enabled_ && tty_) std::fputs("\n", stderr);
 }
 

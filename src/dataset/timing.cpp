@@ -9,6 +9,7 @@
 
 #include "dataset/facts.hpp"
 #include "dataset/hash.hpp"
+#include "lower/lower.hpp"
 #include "runtime/measure.hpp"
 
 namespace steptp::dataset {
@@ -55,6 +56,13 @@ ojson Timer::latency(const ir::Task& t, const std::string& pk) {
     mo.threads = cfg_.threads;
     mo.limits.timeout_seconds = cfg_.measure_timeout_s;
     runtime::MeasureResult r;
+    try {  // compile outside the measurement lock (the runtime caches objects on disk), so --jobs compiles in parallel
+      runtime::compile_c(lower::lower_c(t), mo.compile);
+    } catch (const std::exception& e) {
+      std::string err = std::string("compile_error: ") + std::string(e.what()).substr(0, 300);
+      if (cache_) cache_->put("measurements", key, dump_py(ojson{{"error", err}}));
+      throw std::runtime_error(err);
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       r = runtime::measure(t, mo);

@@ -308,7 +308,8 @@ class UnitRunner {
         sp_root = measurement["speedup_vs_root"];
       } catch (const std::exception& x) {
         std::string w = x.what();
-        reject(name, "S7", w.rfind("timeout", 0) == 0 ? "timeout" : "runtime_crash", w);
+        const char* reason = w.rfind("timeout", 0) == 0 ? "timeout" : w.rfind("compile_error", 0) == 0 ? "compile_error" : "runtime_crash";
+        reject(name, w.rfind("compile_error", 0) == 0 ? "S6" : "S7", reason, w);
         return;
       }
       res_.counters["S7.measured"]++;
