@@ -37,7 +37,7 @@ build-asan: deps $(ASAN_BUILD)/build.ninja
 
 run: build
 	@mkdir -p $(OUT)
-	@if ./$(BUILD)/steptp generate --help >/dev/null 2>&1; then \
+	@if ./$(BUILD)/steptp --help 2>/dev/null | grep -q "^  generate "; then \
 	  ./$(BUILD)/steptp generate --out $(OUT) && \
 	  echo "dataset written to $(OUT) (chat/, archive/, stats.md); audit with: ./$(BUILD)/steptp audit $(OUT)"; \
 	else \
