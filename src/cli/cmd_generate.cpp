@@ -1,0 +1,115 @@
+// `steptp generate`: the dataset pipeline S1–S11 (DATASET.md §1–§11). Every configuration option has a flag that
+// overrides the --config file.
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "dataset/config.hpp"
+#include "dataset/generate.hpp"
+
+namespace steptp::cli {
+namespace {
+
+struct GenerateArgs {
+  std::string config, out, cache, shard, timer;
+  int jobs = int(std::max(1u, std::thread::hardware_concurrency())), stop_after = 0;
+  std::optional<int> instances, depth, per_family, max_units, threads, repeats, max_cands, min_per_strategy;
+  std::optional<std::uint64_t> seed, filter_seed;
+  std::vector<std::string> workloads, onnx, tasks, strategies;
+  bool no_measure = false, full_shapes = false, no_progress = false, fail_on_shortcut = false;
+};
+
+int run(GenerateArgs& a) {
+  dataset::GenConfig gen;
+  dataset::FilterConfig filter;
+  try {
+    if (!a.config.empty()) dataset::load_config_file(a.config, gen, filter);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  if (!a.workloads.empty()) gen.workloads = a.workloads;
+  if (!a.onnx.empty()) gen.onnx_dirs = a.onnx;
+  if (!a.tasks.empty()) gen.task_files = a.tasks;
+  if ((!a.onnx.empty() || !a.tasks.empty()) && a.workloads.empty()) gen.builtin = false;
+  if (!a.strategies.empty()) gen.strategies = a.strategies;
+  if (a.seed) gen.master_seed = *a.seed;
+  if (a.instances) gen.instances_per_workload = *a.instances;
+  if (a.depth) gen.max_depth = *a.depth;
+  if (a.per_family) gen.per_family = *a.per_family;
+  if (a.max_units) gen.max_units = *a.max_units;
+  if (a.threads) gen.threads = *a.threads;
+  if (a.repeats) gen.repeats = *a.repeats;
+  if (a.max_cands) gen.max_candidates_per_strategy = *a.max_cands;
+  if (a.no_measure) gen.measure = false;
+  if (a.full_shapes) gen.small_shapes = false;
+  if (!a.timer.empty()) {
+    if (a.timer != "real" && a.timer != "fixed") return fail("--timer must be real or fixed");
+    gen.timer = a.timer;
+  }
+  if (a.filter_seed) filter.filter_seed = *a.filter_seed;
+  if (a.min_per_strategy) filter.min_per_strategy = *a.min_per_strategy;
+  if (a.fail_on_shortcut) filter.fail_on_shortcut = true;
+  if (gen.instances_per_workload < 1 || gen.max_depth < 1) return fail("--instances and --depth must be >= 1");
+  dataset::GenerateOptions o;
+  o.out = a.out;
+  o.cache_path = a.cache;
+  o.jobs = a.jobs;
+  o.stop_after_units = a.stop_after;
+  o.progress = !a.no_progress;
+  if (!a.shard.empty()) {
+    unsigned i = 0, n = 0;
+    char slash = 0;
+    if (std::sscanf(a.shard.c_str(), "%u%c%u", &i, &slash, &n) != 3 || slash != '/' || n == 0 || i >= n)
+      return fail("--shard must be i/N with 0 <= i < N");
+    o.sharded = true;
+    o.shard_index = i;
+    o.shard_count = n;
+  }
+  try {
+    auto s = dataset::run_generate(gen, filter, o);
+    std::cout << fmt::format("{} {} units ({} from cache, {} computed), {} records, {} candidates ({} cached) in {:.1f} s -> {}\n",
+                             s.complete ? "generated" : "stopped after", s.units, s.units_from_cache, s.units_computed,
+                             s.records, s.candidates, s.candidate_cache_hits, s.seconds, s.where);
+    return s.complete ? 0 : 3;
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what());
+  }
+}
+
+const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
+  auto a = std::make_shared<GenerateArgs>();
+  auto* c = app.add_subcommand("generate", "Generate the step-level dataset (DATASET.md S1-S11)");
+  c->add_option("--config", a->config, "JSON configuration file");
+  c->add_option("--out", a->out, "output directory")->required();
+  c->add_option("--jobs,-j", a->jobs, "worker threads for the pure stages (default: all cores)")->check(CLI::PositiveNumber);
+  c->add_option("--cache", a->cache, "SQLite cache path (default OUT/cache.sqlite)");
+  c->add_option("--shard", a->shard, "process only shard i of N (i/N), into OUT/shards/");
+  c->add_option("--workloads", a->workloads, "built-in workload names or globs");
+  c->add_option("--onnx", a->onnx, "directories of ONNX models to import as workloads");
+  c->add_option("--tasks", a->tasks, "task JSONL files (each line one workload)");
+  c->add_option("--strategies", a->strategies, "restrict to these strategies");
+  c->add_option("--seed", a->seed, "master seed");
+  c->add_option("--instances", a->instances, "shape instances per workload");
+  c->add_option("--depth", a->depth, "maximum trajectory depth (1 = one-step candidates only)");
+  c->add_option("--per-family", a->per_family, "default workload set: workloads per family (0 = all)");
+  c->add_option("--max-units", a->max_units, "process at most this many units");
+  c->add_option("--max-candidates", a->max_cands, "candidates per (task, strategy)");
+  c->add_option("--threads", a->threads, "OMP threads during measurement");
+  c->add_option("--repeats", a->repeats, "timing repeats");
+  c->add_option("--timer", a->timer, "real (default) or fixed (deterministic latency model)");
+  c->add_flag("--no-measure", a->no_measure, "skip S7 measurement");
+  c->add_flag("--full-shapes", a->full_shapes, "draw shapes from the full parameter ranges");
+  c->add_option("--filter-seed", a->filter_seed, "seed of the S10 streams (default: master seed)");
+  c->add_option("--min-per-strategy", a->min_per_strategy, "rare-strategy quota");
+  c->add_flag("--fail-on-shortcut", a->fail_on_shortcut, "abort when the signature baseline exceeds 0.5");
+  c->add_option("--stop-after-units", a->stop_after, "stop after computing this many units (testing)");
+  c->add_flag("--no-progress", a->no_progress, "no progress output on stderr");
+  return [a]() { return run(*a); };
+});
+
+}  // namespace
+}  // namespace steptp::cli

@@ -1,0 +1,27 @@
+// The reasoning checker (DATASET.md §6.3): confirms every statement of a record's reasoning from the record alone.
+//  1. apply(strategy, before, params) reproduces the after program (alpha-canonical comparison) and its class;
+//  2. the facts are recomputed from before, after and the re-run's facts record and must equal the stored facts;
+//  3. the text is re-derived clause by clause from the recomputed facts: a missing/reordered section, a line that
+//     no clause produces, or a differing slot fails, naming the section and line;
+//  4. a chat answer must equal (strategy.name, after.leir).
+// Never throws: analysis failures become a failed verdict.
+#pragma once
+#include <string>
+
+#include "dataset/json_text.hpp"
+
+namespace steptp::dataset {
+
+struct CheckVerdict {
+  bool ok = true;
+  std::string clause;  // "apply", "class", "facts", "section Observation", "Candidate line 2", "answer", ...
+  std::string detail;
+};
+
+CheckVerdict check_record(const ojson& rec);
+
+/// Check the assistant text of a single-answer chat sample against its record (think block = reasoning, answer
+/// JSON = strategy + after).
+CheckVerdict check_answer(const ojson& rec, const std::string& assistant);
+
+}  // namespace steptp::dataset

@@ -1,0 +1,112 @@
+#include "dataset/config.hpp"
+
+#include <set>
+#include <stdexcept>
+
+#include "dataset/hash.hpp"
+#include "ir/task.hpp"
+
+namespace steptp::dataset {
+
+#define GEN_FIELDS(X)                                                                                            \
+  X(master_seed) X(workloads) X(builtin) X(onnx_dirs) X(task_files) X(per_family) X(instances_per_workload)     \
+  X(small_shapes) X(max_buffer_bytes) X(max_total_bytes) X(max_flops) X(params_per_site)                        \
+  X(max_candidates_per_strategy) X(max_depth) X(trajectories_per_task) X(candidates_per_step)                   \
+  X(trajectory_policy) X(strategies) X(equiv_draws) X(interp_max_ops) X(measure) X(timer) X(repeats) X(warmup)  \
+  X(threads) X(measure_timeout_s) X(max_units)
+
+#define FILTER_FIELDS(X)                                                                                        \
+  X(filter_seed) X(split_train) X(split_val) X(split_test) X(max_prompt_tokens) X(max_completion_tokens)         \
+  X(max_total_tokens) X(max_answers_per_prompt) X(min_per_strategy) X(easy) X(p_easy) X(cap_easy)               \
+  X(forward_reversible) X(p_forward) X(cap_forward) X(reverse_rewrites) X(p_reverse) X(cap_reverse)             \
+  X(cap_per_strategy) X(max_strategy_share) X(p_multi) X(max_multi_n) X(eval_n) X(fail_on_shortcut)
+
+ojson GenConfig::to_json() const {
+  ojson j;
+#define X(f) j[#f] = f;
+  GEN_FIELDS(X)
+#undef X
+  return j;
+}
+
+GenConfig GenConfig::from_json(const ojson& j) {
+  GenConfig c;
+  static const std::set<std::string> known = {
+#define X(f) #f,
+      GEN_FIELDS(X)
+#undef X
+  };
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!known.count(it.key())) throw std::invalid_argument("unknown generation option '" + it.key() + "'");
+#define X(f) \
+  if (j.contains(#f)) j.at(#f).get_to(c.f);
+  GEN_FIELDS(X)
+#undef X
+  return c;
+}
+
+std::string GenConfig::hash() const {
+  return H({"steptp.gen/1", canonical_json(to_json()), std::to_string(kGeneratorVersion),
+            std::to_string(kLoweringVersion), std::to_string(kRendererVersion)});
+}
+
+ojson FilterConfig::to_json() const {
+  ojson j;
+#define X(f) j[#f] = f;
+  FILTER_FIELDS(X)
+#undef X
+  return j;
+}
+
+FilterConfig FilterConfig::from_json(const ojson& j) {
+  FilterConfig c;
+  static const std::set<std::string> known = {
+#define X(f) #f,
+      FILTER_FIELDS(X)
+#undef X
+  };
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!known.count(it.key())) throw std::invalid_argument("unknown filter option '" + it.key() + "'");
+#define X(f) \
+  if (j.contains(#f)) j.at(#f).get_to(c.f);
+  FILTER_FIELDS(X)
+#undef X
+  return c;
+}
+
+std::string FilterConfig::hash() const {
+  return H({"steptp.filter/1", canonical_json(to_json()), std::to_string(kPromptVersion)});
+}
+
+void load_config_file(const std::string& path, GenConfig& gen, FilterConfig& filter) {
+  ojson j;
+  try {
+    j = ojson::parse(ir::read_file(path));
+  } catch (const ojson::parse_error& e) {
+    throw std::invalid_argument("config " + path + ": " + e.what());
+  }
+  if (!j.is_object()) throw std::invalid_argument("config " + path + ": not a JSON object");
+  try {
+    if (j.contains("gen") || j.contains("filter")) {
+      for (auto it = j.begin(); it != j.end(); ++it)
+        if (it.key() != "gen" && it.key() != "filter")
+          throw std::invalid_argument("unknown section '" + it.key() + "'");
+      if (j.contains("gen")) gen = GenConfig::from_json(j["gen"]);
+      if (j.contains("filter")) filter = FilterConfig::from_json(j["filter"]);
+      return;
+    }
+    ojson g = ojson::object(), f = ojson::object();
+    ojson gk = GenConfig{}.to_json(), fk = FilterConfig{}.to_json();
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (gk.contains(it.key())) g[it.key()] = it.value();
+      else if (fk.contains(it.key())) f[it.key()] = it.value();
+      else throw std::invalid_argument("unknown option '" + it.key() + "'");
+    }
+    gen = GenConfig::from_json(g);
+    filter = FilterConfig::from_json(f);
+  } catch (const ojson::exception& e) {
+    throw std::invalid_argument("config " + path + ": " + e.what());
+  }
+}
+
+}  // namespace steptp::dataset

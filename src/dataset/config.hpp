@@ -1,0 +1,98 @@
+// Configuration of `steptp generate` (DATASET.md §1, §2, §7). One JSON object; every option also has a CLI flag.
+// GenConfig covers stages S1–S9 (hashed into gen_hash), FilterConfig S10–S11 (filter_hash). Unknown keys in the
+// JSON are an error (std::invalid_argument naming the key).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dataset/json_text.hpp"
+
+namespace steptp::dataset {
+
+struct GenConfig {
+  std::uint64_t master_seed = 20260525;
+  // S1 sources
+  std::vector<std::string> workloads;      // names or globs ('*', '?') of built-in workloads; empty = default set
+  bool builtin = true;                     // use the built-in catalogue (false when only --onnx/--tasks are given)
+  std::vector<std::string> onnx_dirs;      // directories scanned (recursively) for model.onnx files
+  std::vector<std::string> task_files;     // task JSONL files: each line is a workload with one instance
+  int per_family = 2;                      // default set: at most this many workloads per family (0 = all)
+  // S2
+  int instances_per_workload = 1;
+  bool small_shapes = true;                // draw around the catalogue's small shape instead of the full range
+  std::int64_t max_buffer_bytes = 16ll << 20;
+  std::int64_t max_total_bytes = 64ll << 20;
+  std::int64_t max_flops = 1ll << 30;
+  // S4
+  int params_per_site = 2;
+  int max_candidates_per_strategy = 6;
+  int max_depth = 1;                       // 1: one-step candidates only; >1 grows trajectories
+  int trajectories_per_task = 2;
+  int candidates_per_step = 16;
+  std::string trajectory_policy = "mixed"; // random | greedy | mixed
+  std::vector<std::string> strategies;     // restrict to these registered strategies (empty = all)
+  // S5
+  int equiv_draws = 3;                     // K normal draws, plus one uniform draw
+  std::int64_t interp_max_ops = 50000000;
+  // S7
+  bool measure = true;
+  std::string timer = "real";              // real | fixed (deterministic latency model, for tests)
+  int repeats = 15;
+  int warmup = 3;
+  int threads = 1;
+  double measure_timeout_s = 60;
+  // limits
+  int max_units = 0;                       // 0 = no limit (applied after sorting units)
+
+  ojson to_json() const;
+  static GenConfig from_json(const ojson& j);  // missing keys keep defaults
+  /// gen_hash: SHA-256 over the canonical JSON of to_json() plus the generator version.
+  std::string hash() const;
+};
+
+struct FilterConfig {
+  std::uint64_t filter_seed = 0;           // 0 = master_seed
+  double split_train = 0.8, split_val = 0.1, split_test = 0.1;
+  int max_prompt_tokens = 3072, max_completion_tokens = 3072, max_total_tokens = 6144;
+  int max_answers_per_prompt = 4;
+  int min_per_strategy = 50;
+  std::vector<std::string> easy = {"operator_fusion", "compute_inline", "expression_splitting",
+                                   "expression_reorder", "loop_reorder", "loop_unrolling", "loop_parallelization",
+                                   "loop_vectorization", "loop_binding", "set_storage_layout", "exponential_split",
+                                   "multiplicative_split", "additive_split"};
+  double p_easy = 0.5;
+  int cap_easy = 2000;
+  std::vector<std::string> forward_reversible = {"operator_fission", "factorization", "cancellation", "powsimp",
+                                                 "logsimp", "collect"};
+  double p_forward = 0.5;
+  int cap_forward = 50;
+  std::vector<std::string> reverse_rewrites = {"expand_factorization", "expand_cancellation", "apart", "together",
+                                               "expand_powsimp", "expand_log", "expand_collect"};
+  double p_reverse = 0.3;
+  int cap_reverse = 10;
+  int cap_per_strategy = 2000;
+  double max_strategy_share = 0.10;
+  double p_multi = 0.3;
+  int max_multi_n = 6;
+  int eval_n = 3;
+  bool fail_on_shortcut = false;
+
+  ojson to_json() const;
+  static FilterConfig from_json(const ojson& j);
+  std::string hash() const;
+  std::uint64_t seed(std::uint64_t master) const { return filter_seed ? filter_seed : master; }
+};
+
+/// Versions written into records and the manifest (DATASET.md §4 `versions`).
+inline constexpr const char* kSteptpVersion = "0.1.0";
+inline constexpr int kGeneratorVersion = 1;
+inline constexpr int kLoweringVersion = 1;
+inline constexpr int kRendererVersion = 1;
+inline constexpr int kPromptVersion = 1;
+
+/// Reads `{"gen": {...}, "filter": {...}}` or a flat object whose keys belong to either section.
+void load_config_file(const std::string& path, GenConfig& gen, FilterConfig& filter);
+
+}  // namespace steptp::dataset

@@ -1,0 +1,155 @@
+#include "dataset/export.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "dataset/filter.hpp"
+#include "dataset/hash.hpp"
+#include "dataset/prompt.hpp"
+#include "dataset/record.hpp"
+#include "dataset/stats.hpp"
+#include "ir/task.hpp"
+
+namespace fs = std::filesystem;
+
+namespace steptp::dataset {
+
+std::vector<ojson> read_jsonl(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::vector<ojson> out;
+  std::size_t n = 0;
+  for (std::string line; std::getline(f, line);) {
+    ++n;
+    if (line.empty()) continue;
+    try {
+      out.push_back(ojson::parse(line));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ":" + std::to_string(n) + ": malformed JSON");
+    }
+  }
+  return out;
+}
+
+std::string to_jsonl(const std::vector<ojson>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += dump_py(l) + "\n";
+  return s;
+}
+
+namespace {
+
+struct Writer {
+  std::string root;
+  std::vector<std::pair<std::string, std::string>> files;  // relative path, sha256
+  void put(const std::string& rel, const std::string& content) {
+    fs::path p = fs::path(root) / rel;
+    fs::create_directories(p.parent_path());
+    ir::write_file_atomic(p.string(), content);
+    files.emplace_back(rel, sha256_hex(content));
+  }
+};
+
+bool reject_less(const Reject& a, const Reject& b) {
+  return std::tie(a.unit, a.strategy, a.stage, a.reason, a.detail) < std::tie(b.unit, b.strategy, b.stage, b.reason, b.detail);
+}
+
+}  // namespace
+
+void export_dataset(const std::string& out_dir, ExportInput in) {
+  std::sort(in.archive.begin(), in.archive.end(), record_less);
+  FilterOutput f = filter_records(in.archive, in.filter, in.gen.master_seed);
+  Writer w{out_dir, {}};
+  w.put("archive/all.jsonl", to_jsonl(in.archive));
+  std::string sys = render_system();
+  for (const char* sp : kSplits) {
+    std::vector<ojson> recs;
+    for (auto i : f.kept[sp]) {
+      ojson r = in.archive[i];
+      if (f.aliases.count(i)) r["alias_strategies"] = f.aliases[i];
+      recs.push_back(std::move(r));
+    }
+    w.put(std::string("archive/") + sp + ".jsonl", to_jsonl(recs));
+    std::string chat, ids;
+    for (const auto& s : f.samples[sp]) {
+      ojson line;
+      line["messages"] = ojson::array({{{"role", "system"}, {"content", sys}},
+                                       {{"role", "user"}, {"content", s.user}},
+                                       {{"role", "assistant"}, {"content", s.assistant}}});
+      chat += dump_py(line) + "\n";
+      std::string id;
+      for (auto i : s.recs) id += (id.empty() ? "" : ",") + in.archive[i]["record_id"].get<std::string>();
+      ids += id + "\n";
+    }
+    w.put(std::string("chat/") + sp + ".jsonl", chat);
+    w.put(std::string("chat/") + sp + ".ids", ids);
+  }
+  for (const char* sp : {"val", "test"}) w.put(std::string("eval/") + sp + ".prompts.jsonl", to_jsonl(f.eval_prompts[sp]));
+  std::vector<Reject> all = in.rejects;
+  all.insert(all.end(), f.rejects.begin(), f.rejects.end());
+  std::sort(all.begin(), all.end(), reject_less);
+  std::string rj;
+  for (const auto& r : all) rj += dump_py(r.to_json()) + "\n";
+  w.put("rejects.jsonl", rj);
+  ojson stats = compute_stats(in.archive, all, in.counters, f);
+  w.put("stats.json", dump_pretty(stats));
+  w.put("stats.md", render_stats_md(stats));
+  ojson m;
+  m["schema"] = "steptp.manifest/1";
+  m["versions"] = {{"steptp", kSteptpVersion}, {"generator", kGeneratorVersion}, {"lowering", kLoweringVersion},
+                   {"renderer", kRendererVersion}, {"prompt", kPromptVersion}, {"record", kRecordSchema},
+                   {"chat", "steptp.chat/1"}, {"prompt_template", "steptp.prompt/1"}, {"tvmscript", "tvm-0.21"}};
+  m["config"] = {{"gen", in.gen.to_json()}, {"filter", in.filter.to_json()}};
+  m["gen_hash"] = in.gen.hash();
+  m["filter_hash"] = in.filter.hash();
+  m["env"] = in.env;
+  ojson files = ojson::object();
+  std::sort(w.files.begin(), w.files.end());
+  for (auto& [p, h] : w.files) files[p] = h;
+  m["files"] = files;
+  ir::write_file_atomic((fs::path(out_dir) / "manifest.json").string(), dump_pretty(m));
+}
+
+std::vector<std::string> verify_manifest(const std::string& out_dir) {
+  std::vector<std::string> errs;
+  fs::path mp = fs::path(out_dir) / "manifest.json";
+  if (!fs::exists(mp)) return {"manifest.json is missing"};
+  ojson m;
+  try {
+    m = ojson::parse(ir::read_file(mp.string()));
+  } catch (const std::exception& e) {
+    return {"manifest.json is malformed"};
+  }
+  if (!m.contains("files") || !m["files"].is_object()) return {"manifest.json lists no files"};
+  for (auto it = m["files"].begin(); it != m["files"].end(); ++it) {
+    fs::path p = fs::path(out_dir) / it.key();
+    if (!fs::exists(p)) {
+      errs.push_back(it.key() + " is missing");
+      continue;
+    }
+    if (sha256_hex(ir::read_file(p.string())) != it.value().get<std::string>())
+      errs.push_back(it.key() + " does not match its SHA-256 in the manifest");
+  }
+  return errs;
+}
+
+ExportInput load_export_input(const std::string& out_dir) {
+  auto errs = verify_manifest(out_dir);
+  if (!errs.empty()) throw std::runtime_error(out_dir + ": " + errs[0]);
+  ojson m = ojson::parse(ir::read_file((fs::path(out_dir) / "manifest.json").string()));
+  ExportInput in;
+  in.gen = GenConfig::from_json(m["config"]["gen"]);
+  in.filter = FilterConfig::from_json(m["config"]["filter"]);
+  in.env = m.value("env", "");
+  in.archive = read_jsonl((fs::path(out_dir) / "archive/all.jsonl").string());
+  for (const auto& r : read_jsonl((fs::path(out_dir) / "rejects.jsonl").string()))
+    if (r.value("stage", "") != "S10") in.rejects.push_back(Reject::from_json(r));
+  ojson stats = ojson::parse(ir::read_file((fs::path(out_dir) / "stats.json").string()));
+  for (auto it = stats["pipeline_counters"].begin(); it != stats["pipeline_counters"].end(); ++it)
+    in.counters[it.key()] = it.value();
+  return in;
+}
+
+}  // namespace steptp::dataset

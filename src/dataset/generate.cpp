@@ -1,0 +1,219 @@
+#include "dataset/generate.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "dataset/cache.hpp"
+#include "dataset/export.hpp"
+#include "dataset/hash.hpp"
+#include "dataset/progress.hpp"
+#include "dataset/prompt.hpp"
+#include "dataset/record.hpp"
+#include "dataset/timing.hpp"
+#include "dataset/tokens.hpp"
+#include "dataset/unit_pipeline.hpp"
+#include "ir/task.hpp"
+
+namespace fs = std::filesystem;
+
+namespace steptp::dataset {
+
+std::string shard_dir_name(std::uint32_t i, std::uint32_t n) { return fmt::format("shard-{:04d}-of-{:04d}", i, n); }
+
+namespace {
+
+void add_counters(std::map<std::string, std::int64_t>& into, const std::map<std::string, std::int64_t>& from) {
+  for (const auto& [k, v] : from) into[k] += v;
+}
+
+}  // namespace
+
+GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, const GenerateOptions& opt) {
+  if (opt.out.empty()) throw std::invalid_argument("--out is required");
+  if (opt.sharded && (opt.shard_count == 0 || opt.shard_index >= opt.shard_count))
+    throw std::invalid_argument("--shard i/N needs 0 <= i < N");
+  auto t0 = std::chrono::steady_clock::now();
+  GenerateSummary sum;
+  std::vector<Reject> plan_rejects;
+  std::vector<Unit> units = plan_units(gen, plan_rejects);
+  if (opt.sharded) {
+    std::vector<Unit> mine;
+    for (auto& u : units)
+      if (shard_of(u.wl.name, u.index, opt.shard_count) == opt.shard_index) mine.push_back(std::move(u));
+    units = std::move(mine);
+    std::vector<Reject> keep;
+    for (auto& r : plan_rejects) {
+      auto hash = r.unit.rfind('#');
+      std::uint32_t s = 0;
+      if (hash != std::string::npos) {
+        try {
+          s = shard_of(r.unit.substr(0, hash), std::stoi(r.unit.substr(hash + 1)), opt.shard_count);
+        } catch (const std::exception&) {
+          s = 0;
+        }
+      }
+      if (s == opt.shard_index) keep.push_back(r);
+    }
+    plan_rejects = std::move(keep);
+  }
+  fs::path dir = opt.sharded ? fs::path(opt.out) / "shards" / shard_dir_name(opt.shard_index, opt.shard_count)
+                             : fs::path(opt.out);
+  fs::create_directories(dir);
+  Cache cache(opt.cache_path.empty() ? (dir / "cache.sqlite").string() : opt.cache_path);
+  std::unique_ptr<Timer> timer;
+  if (gen.measure) timer = std::make_unique<Timer>(gen, &cache);
+  PipelineEnv env{&gen, &cache, timer.get(), approx_tokens(render_system())};
+  const std::string gh = gen.hash();
+  std::vector<UnitResult> results(units.size());
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    auto hit = cache.get("units", H({"steptp.unit/1", units[i].name(), gh}));
+    if (hit) {
+      results[i] = UnitResult::from_text(*hit);
+      ++sum.units_from_cache;
+    } else {
+      pending.push_back(i);
+    }
+  }
+  sum.units = std::int64_t(units.size());
+  Progress bar("generate", std::int64_t(units.size()), opt.progress);
+  bar.tick(sum.units_from_cache);
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> computed{0};
+  std::atomic<bool> failed{false};
+  std::string failure;
+  std::mutex fail_mu;
+  auto worker = [&]() {
+    for (;;) {
+      if (failed) return;
+      if (opt.stop_after_units > 0 && computed.load() >= opt.stop_after_units) return;
+      std::size_t k = next++;
+      if (k >= pending.size()) return;
+      std::size_t i = pending[k];
+      try {
+        results[i] = process_unit(units[i], env);
+        cache.put("units", H({"steptp.unit/1", units[i].name(), gh}), results[i].to_text());
+        ++computed;
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(fail_mu);
+        failed = true;
+        failure = units[i].name() + ": " + e.what();
+        return;
+      }
+      bar.tick();
+    }
+  };
+  int jobs = std::max(1, opt.jobs);
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  bar.finish();
+  if (failed) throw std::runtime_error(failure);
+  sum.units_computed = computed;
+  auto cc = cache.counters();
+  sum.candidates = cc["candidates"].first + cc["candidates"].second;
+  sum.candidate_cache_hits = cc["candidates"].first;
+  if (opt.stop_after_units > 0 && std::size_t(sum.units_from_cache + sum.units_computed) < units.size()) {
+    sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    sum.where = dir.string();
+    return sum;
+  }
+  ExportInput in;
+  in.gen = gen;
+  in.filter = filter;
+  in.env = timer ? timer->env() : "";
+  in.rejects = plan_rejects;
+  in.counters["units"] = std::int64_t(units.size());
+  for (auto& r : results) {
+    for (auto& rec : r.records) in.archive.push_back(std::move(rec));
+    in.rejects.insert(in.rejects.end(), r.rejects.begin(), r.rejects.end());
+    add_counters(in.counters, r.counters);
+  }
+  sum.records = std::int64_t(in.archive.size());
+  if (opt.sharded) {
+    std::sort(in.archive.begin(), in.archive.end(), record_less);
+    ir::write_file_atomic((dir / "records.jsonl").string(), to_jsonl(in.archive));
+    std::vector<ojson> rj;
+    for (const auto& r : in.rejects) rj.push_back(r.to_json());
+    ir::write_file_atomic((dir / "rejects.jsonl").string(), to_jsonl(rj));
+    ojson m;
+    m["schema"] = "steptp.shard/1";
+    m["shard"] = {{"index", opt.shard_index}, {"count", opt.shard_count}};
+    m["complete"] = true;
+    m["gen_hash"] = gh;
+    m["config"] = {{"gen", gen.to_json()}, {"filter", filter.to_json()}};
+    m["env"] = in.env;
+    ojson c = ojson::object();
+    for (const auto& [k, v] : in.counters) c[k] = v;
+    m["counters"] = c;
+    m["records_sha256"] = sha256_hex(to_jsonl(in.archive));
+    ir::write_file_atomic((dir / "manifest.json").string(), dump_pretty(m));
+  } else {
+    export_dataset(dir.string(), std::move(in));
+  }
+  sum.complete = true;
+  sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  sum.where = dir.string();
+  return sum;
+}
+
+void run_merge(const std::string& out, std::vector<std::string> shard_dirs, bool require_same_env,
+               const FilterConfig* override_filter) {
+  if (shard_dirs.empty()) {
+    fs::path root = fs::path(out) / "shards";
+    if (!fs::is_directory(root)) throw std::invalid_argument("no shard directories under " + root.string());
+    for (const auto& e : fs::directory_iterator(root))
+      if (e.is_directory() && e.path().filename().string().rfind("shard-", 0) == 0) shard_dirs.push_back(e.path().string());
+  }
+  std::sort(shard_dirs.begin(), shard_dirs.end());
+  if (shard_dirs.empty()) throw std::invalid_argument("no shards to merge");
+  ExportInput in;
+  std::string gh, env;
+  std::int64_t count = -1;
+  std::set<std::int64_t> seen;
+  for (const auto& d : shard_dirs) {
+    fs::path mp = fs::path(d) / "manifest.json";
+    if (!fs::exists(mp)) throw std::invalid_argument(d + ": shard is incomplete (no manifest.json)");
+    ojson m = ojson::parse(ir::read_file(mp.string()));
+    if (!m.value("complete", false)) throw std::invalid_argument(d + ": shard is incomplete");
+    std::int64_t n = m["shard"]["count"], i = m["shard"]["index"];
+    if (count < 0) {
+      count = n;
+      gh = m["gen_hash"];
+      env = m.value("env", "");
+      in.gen = GenConfig::from_json(m["config"]["gen"]);
+      in.filter = FilterConfig::from_json(m["config"]["filter"]);
+    } else {
+      if (n != count) throw std::invalid_argument(d + ": shard count differs from the other shards");
+      if (m["gen_hash"] != gh) throw std::invalid_argument(d + ": gen_hash differs from the other shards");
+      if (m.value("env", "") != env) {
+        if (require_same_env) throw std::invalid_argument(d + ": measurement environment differs (--require-same-env)");
+        std::cerr << "steptp: warning: shard " << d << " was measured in another environment\n";
+      }
+    }
+    if (!seen.insert(i).second) throw std::invalid_argument(d + ": shard " + std::to_string(i) + " given twice");
+    auto recs = read_jsonl((fs::path(d) / "records.jsonl").string());
+    if (sha256_hex(to_jsonl(recs)) != m["records_sha256"].get<std::string>())
+      throw std::invalid_argument(d + ": records.jsonl does not match its manifest");
+    for (auto& r : recs) in.archive.push_back(std::move(r));
+    for (const auto& r : read_jsonl((fs::path(d) / "rejects.jsonl").string())) in.rejects.push_back(Reject::from_json(r));
+    for (auto it = m["counters"].begin(); it != m["counters"].end(); ++it) in.counters[it.key()] += it.value().get<std::int64_t>();
+  }
+  if (std::int64_t(seen.size()) != count)
+    throw std::invalid_argument(fmt::format("{} of {} shards present", seen.size(), count));
+  if (override_filter) in.filter = *override_filter;
+  in.env = env;
+  export_dataset(out, std::move(in));
+}
+
+}  // namespace steptp::dataset

@@ -1,0 +1,421 @@
+#include "dataset/unit_pipeline.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "dataset/canon.hpp"
+#include "dataset/checker.hpp"
+#include "dataset/equiv.hpp"
+#include "dataset/facts.hpp"
+#include "dataset/hash.hpp"
+#include "dataset/prompt.hpp"
+#include "dataset/reasoning.hpp"
+#include "dataset/record.hpp"
+#include "dataset/rng.hpp"
+#include "dataset/strategy_lock.hpp"
+#include "dataset/tokens.hpp"
+#include "ir/parser.hpp"
+#include "ir/printer.hpp"
+#include "ir/validate.hpp"
+#include "lower/lower.hpp"
+#include "runtime/measure.hpp"
+#include "strategies/registry.hpp"
+
+namespace steptp::dataset {
+
+std::string pipeline_compiler_flags() { return runtime::CompileOptions{}.flags; }
+
+std::string UnitResult::to_text() const {
+  ojson j;
+  j["unit"] = unit;
+  j["records"] = records;
+  ojson rj = ojson::array();
+  for (const auto& r : rejects) rj.push_back(r.to_json());
+  j["rejects"] = rj;
+  ojson c = ojson::object();
+  for (const auto& [k, v] : counters) c[k] = v;
+  j["counters"] = c;
+  return dump_py(j);
+}
+
+UnitResult UnitResult::from_text(const std::string& s) {
+  ojson j = ojson::parse(s);
+  UnitResult u;
+  u.unit = j.at("unit");
+  for (const auto& r : j.at("records")) u.records.push_back(r);
+  for (const auto& r : j.at("rejects")) u.rejects.push_back(Reject::from_json(r));
+  for (auto it = j.at("counters").begin(); it != j.at("counters").end(); ++it) u.counters[it.key()] = it.value();
+  return u;
+}
+
+namespace {
+
+struct State {
+  ir::Task task;
+  std::string tk, canon, leir;
+  Reference ref;
+  std::int64_t leir_tokens = 0, tir_tokens = 0;
+  mutable std::optional<ojson> latency;
+  int depth = 0;               // steps from the root
+  bool path_exact = true;      // every step so far was class E
+  ojson parent_record_id = nullptr, trajectory_id = nullptr;
+};
+
+struct Accepted {
+  ir::Task after;
+  std::string record_id;
+  double speedup_vs_root = 0;
+  bool exact = true;
+};
+
+struct Eval {
+  bool ok = false;
+  std::string stage, reason, detail;
+  std::string after_leir;
+  nlohmann::json apply_facts;
+  char cls = 'E';
+  ojson equiv;
+  std::int64_t tir_tokens = 0;
+  ojson to_json() const {
+    return {{"ok", ok}, {"stage", stage}, {"reason", reason}, {"detail", detail}, {"after", after_leir},
+            {"facts", ojson::parse(apply_facts.dump())}, {"cls", std::string(1, cls)}, {"equiv", equiv},
+            {"tir_tokens", tir_tokens}};
+  }
+  static Eval from_json(const ojson& j) {
+    Eval e;
+    e.ok = j.at("ok");
+    e.stage = j.at("stage");
+    e.reason = j.at("reason");
+    e.detail = j.at("detail");
+    e.after_leir = j.at("after");
+    e.apply_facts = nlohmann::json::parse(j.at("facts").dump());
+    e.cls = j.at("cls").get<std::string>()[0];
+    e.equiv = j.at("equiv");
+    e.tir_tokens = j.at("tir_tokens");
+    return e;
+  }
+};
+
+class UnitRunner {
+ public:
+  UnitRunner(const Unit& u, const PipelineEnv& env) : u_(u), env_(env), cfg_(*env.cfg) {
+    res_.unit = u.name();
+    ecfg_.master_seed = cfg_.master_seed;
+    ecfg_.draws = cfg_.equiv_draws;
+    ecfg_.interp_max_ops = cfg_.interp_max_ops;
+    for (const auto& s : strategy::registry())
+      if (cfg_.strategies.empty() ||
+          std::find(cfg_.strategies.begin(), cfg_.strategies.end(), std::string(s.name)) != cfg_.strategies.end())
+        strategies_.push_back(&s);
+  }
+
+  UnitResult run() {
+    auto root = make_root();
+    if (!root) return std::move(res_);
+    std::vector<Accepted> root_acc;
+    for (const auto* s : strategies_)
+      for (const auto& c : sample(*s, *root)) consider(*root, *root, *s, c, {}, &root_acc);
+    if (cfg_.max_depth > 1) trajectories(*root, root_acc);
+    std::stable_sort(res_.records.begin(), res_.records.end(), record_less);
+    return std::move(res_);
+  }
+
+ private:
+  void reject(const std::string& strategy, const std::string& stage, const std::string& reason,
+              const std::string& detail = "") {
+    res_.rejects.push_back({u_.name(), strategy, stage, reason, detail.substr(0, 300)});
+    res_.counters["reject." + stage + "." + reason]++;
+  }
+
+  std::unique_ptr<State> make_state(ir::Task t) {
+    auto st = std::make_unique<State>();
+    st->task = std::move(t);
+    st->tk = task_key(st->task);
+    st->canon = alpha_canonical(st->task);
+    st->leir = ir::print_program(st->task.program);
+    st->leir_tokens = approx_tokens(st->leir);
+    st->tir_tokens = approx_tokens(lower::lower_tir(st->task));
+    st->ref = make_reference(st->task, st->tk, ecfg_);
+    return st;
+  }
+
+  std::unique_ptr<State> make_root() {
+    ir::Task t;
+    try {
+      t = emit_root_task(u_);
+      ir::Task copy = t;
+      ir::validate_or_throw(copy);
+      lower::lower_c(t);
+    } catch (const std::exception& e) {
+      reject("", "S3", "task_invalid", e.what());
+      return nullptr;
+    }
+    std::unique_ptr<State> st;
+    try {
+      st = make_state(std::move(t));
+    } catch (const std::exception& e) {
+      reject("", "S3", "task_invalid", e.what());
+      return nullptr;
+    }
+    if (is_degenerate(st->ref)) {
+      reject("", "S3", "degenerate_task");
+      return nullptr;
+    }
+    res_.counters["S3.root_tasks"]++;
+    return st;
+  }
+
+  std::vector<strategy::Candidate> sample(const strategy::StrategyInfo& s, const State& st) {
+    std::vector<strategy::Site> sites;
+    try {
+      sites = locked_enumerate(s, st.task);
+    } catch (const std::exception& e) {
+      reject(std::string(s.name), "S4", "enumerate_error", e.what());
+      return {};
+    }
+    Rng rng(derive(cfg_.master_seed, "candidate", {st.tk, s.name}));
+    std::vector<std::pair<std::size_t, std::uint64_t>> pool;
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+      std::uint64_t n = sites[i].params.size();
+      res_.counters["S4.enumerated"] += std::int64_t(n);
+      std::uint64_t m = std::min<std::uint64_t>(n, std::uint64_t(std::max(1, cfg_.params_per_site)));
+      if (n <= m) {
+        for (std::uint64_t k = 0; k < n; ++k) pool.emplace_back(i, k);
+      } else {
+        std::set<std::uint64_t> ks;
+        while (ks.size() < m) ks.insert(rng.below(n));
+        for (auto k : ks) pool.emplace_back(i, k);
+      }
+    }
+    rng.shuffle(pool);
+    if (pool.size() > std::size_t(cfg_.max_candidates_per_strategy)) pool.resize(cfg_.max_candidates_per_strategy);
+    std::sort(pool.begin(), pool.end());
+    std::vector<strategy::Candidate> out;
+    for (auto [i, k] : pool) {
+      strategy::Candidate c;
+      c.strategy = std::string(s.name);
+      c.ref = sites[i].ref;
+      try {
+        c.params = sites[i].params.at(k);
+      } catch (const std::exception& e) {
+        reject(c.strategy, "S4", "enumerate_error", e.what());
+        continue;
+      }
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  Eval evaluate(const State& st, const State& root, const strategy::StrategyInfo& s, const strategy::Candidate& c) {
+    Eval e;
+    auto bad = [&](const char* stage, const char* reason, const std::string& d) {
+      e.ok = false;
+      e.stage = stage;
+      e.reason = reason;
+      e.detail = d.substr(0, 300);
+      return e;
+    };
+    strategy::Applied ap;
+    try {
+      ap = locked_apply(s, st.task, c);
+    } catch (const strategy::StrategyError& x) {
+      return bad("S5", x.code() == "S003" ? "resolve_error" : "illegal", x.code() + ": " + x.what());
+    } catch (const ir::LeirError& x) {
+      return bad("S5", "resolve_error", x.diag().headline());
+    } catch (const std::exception& x) {
+      return bad("S5", "illegal", x.what());
+    }
+    e.apply_facts = ap.facts;
+    e.cls = strategy::exactness_letter(ap.cls);
+    if (ap.task.known != st.task.known) return bad("S5", "signature_changed", "");
+    e.after_leir = ir::print_program(ap.task.program);
+    if (alpha_canonical(ap.task) == st.canon) return bad("S4", "no_change", "");
+    try {
+      ir::Task copy = ap.task;
+      copy.program = ir::parse_program(e.after_leir);  // the printed text must parse back
+      ir::validate_or_throw(copy);
+    } catch (const ir::LeirError& x) {
+      return bad("S5", x.code() < "E100" ? "parse_error" : "resolve_error", x.diag().headline());
+    }
+    try {
+      e.tir_tokens = approx_tokens(lower::lower_tir(ap.task));
+    } catch (const std::exception& x) {
+      return bad("S6", "lower_tir_error", x.what());
+    }
+    try {
+      lower::lower_c(ap.task);
+    } catch (const std::exception& x) {
+      return bad("S6", "lower_c_error", x.what());
+    }
+    EquivOutcome eo = check_against(ap.task, st.ref, e.cls, ecfg_);
+    if (!eo.ok) return bad("S5", eo.reason.c_str(), eo.detail);
+    if (&st != &root) {
+      EquivOutcome er = check_against(ap.task, root.ref, st.path_exact && e.cls == 'E' ? 'E' : 'R', ecfg_);
+      if (!er.ok) return bad("S5", er.reason.c_str(), "vs root: " + er.detail);
+    }
+    e.ok = true;
+    e.equiv = eo.evidence;
+    return e;
+  }
+
+  /// Runs S5–S9 for one candidate at state `st`; appends an accepted candidate to `acc`.
+  void consider(const State& st, const State& root, const strategy::StrategyInfo& s, const strategy::Candidate& c,
+                const std::vector<std::string>& path, std::vector<Accepted>* acc) {
+    const std::string name(s.name);
+    res_.counters["S4.candidates"]++;
+    res_.counters["cand." + name]++;
+    ojson values = ojson::object();
+    for (const auto& p : c.params) values[p.name] = ojson::parse(p.value.dump());
+    ojson params{{"candidate", c.id()}, {"values", values}};
+    std::string cand_key = H({"steptp.cand/1", st.tk, name, canonical_json(params), std::to_string(kGeneratorVersion)});
+    std::string ckey = &st == &root ? cand_key : H({cand_key, root.tk, st.path_exact ? "E" : "R"});
+    Eval e;
+    std::optional<std::string> hit = env_.cache ? env_.cache->get("candidates", ckey) : std::nullopt;
+    if (hit) {
+      e = Eval::from_json(ojson::parse(*hit));
+    } else {
+      e = evaluate(st, root, s, c);
+      if (env_.cache) env_.cache->put("candidates", ckey, dump_py(e.to_json()));
+    }
+    if (!e.ok) {
+      reject(name, e.stage, e.reason, e.detail);
+      return;
+    }
+    ir::Task after = st.task;
+    try {
+      after.program = ir::parse_program(e.after_leir);
+    } catch (const std::exception& x) {
+      reject(name, "S5", "parse_error", x.what());
+      return;
+    }
+    if (!path.empty()) {
+      std::string canon = alpha_canonical(after);
+      if (canon == path.back()) return reject(name, "S4", "undo");
+      if (std::find(path.begin(), path.end(), canon) != path.end()) return reject(name, "S4", "revisit");
+    }
+    res_.counters["S5.accepted"]++;
+    res_.counters["S6.lowered"]++;
+    ojson measurement = nullptr;
+    double sp_root = 0;
+    if (env_.timer) {
+      try {
+        if (!st.latency) st.latency = env_.timer->latency(st.task, prog_key(st.task, pipeline_compiler_flags()));
+        if (!root.latency) root.latency = env_.timer->latency(root.task, prog_key(root.task, pipeline_compiler_flags()));
+        ojson la = env_.timer->latency(after, prog_key(after, pipeline_compiler_flags()));
+        measurement = env_.timer->compare(*st.latency, la, *root.latency);
+        sp_root = measurement["speedup_vs_root"];
+      } catch (const std::exception& x) {
+        std::string w = x.what();
+        const char* reason = w.rfind("timeout", 0) == 0 ? "timeout" : w.rfind("compile_error", 0) == 0 ? "compile_error" : "runtime_crash";
+        reject(name, w.rfind("compile_error", 0) == 0 ? "S6" : "S7", reason, w);
+        return;
+      }
+      res_.counters["S7.measured"]++;
+    }
+    ojson facts;
+    try {
+      facts = compute_facts(st.task, after, e.apply_facts, c.id(), e.cls, values);
+    } catch (const std::exception& x) {
+      reject(name, "S8", "analysis_error", x.what());
+      return;
+    }
+    res_.counters["S8.facts"]++;
+    std::string reasoning = render_reasoning(facts, name);
+    std::string user = render_user(u_.wl.name, st.leir, st.task.known, 1);
+    std::string assistant = render_assistant(reasoning, {{name, e.after_leir}});
+    ojson rec;
+    rec["schema"] = kRecordSchema;
+    rec["record_id"] = cand_key.substr(0, 32);
+    rec["task_id"] = st.tk.substr(0, 32);
+    rec["unit"] = u_.name();
+    rec["workload"] = u_.wl.name;
+    rec["suite"] = u_.wl.suite;
+    rec["family"] = u_.wl.family;
+    rec["instance"] = {{"index", u_.index}, {"params", u_.params}, {"dtype", u_.dtype}};
+    rec["seed"] = {{"master", cfg_.master_seed}, {"instance", hex16(u_.instance_seed)},
+                   {"candidate", hex16(derive(cfg_.master_seed, "candidate", {st.tk, name}))}};
+    rec["step"] = {{"index", st.depth + 1}, {"trajectory_id", st.trajectory_id},
+                   {"parent_record_id", st.parent_record_id}, {"root_task_id", root.tk.substr(0, 32)}};
+    rec["before"] = {{"known", known_json(st.task.known)}, {"leir", st.leir}};
+    rec["strategy"] = {{"name", name}, {"family", std::string(strategy::family_name(s.family))},
+                       {"class", std::string(1, e.cls)}};
+    rec["params"] = params;
+    rec["after"] = {{"leir", e.after_leir}};
+    rec["facts"] = facts;
+    rec["equivalence"] = e.equiv;
+    rec["measurement"] = measurement;
+    rec["tokens"] = {{"rule", kTokenRule}, {"leir_before", st.leir_tokens}, {"leir_after", approx_tokens(e.after_leir)},
+                     {"tir_before", st.tir_tokens}, {"tir_after", e.tir_tokens},
+                     {"prompt", env_.system_tokens + approx_tokens(user)}, {"completion", approx_tokens(assistant)}};
+    rec["reasoning"] = reasoning;
+    rec["versions"] = {{"steptp", kSteptpVersion}, {"generator", kGeneratorVersion}, {"lowering", kLoweringVersion},
+                       {"renderer", kRendererVersion}, {"prompt", kPromptVersion}};
+    CheckVerdict v = check_record(rec);
+    if (!v.ok) {
+      reject(name, "S9", "reasoning_unverified", v.clause + ": " + v.detail);
+      return;
+    }
+    std::string rid = rec["record_id"];
+    bool dup = false;
+    for (const auto& r : res_.records) dup = dup || r["record_id"] == rid;
+    if (!dup) {
+      res_.records.push_back(std::move(rec));
+      res_.counters["S9.records"]++;
+      res_.counters["acc." + name]++;
+    }
+    if (acc) acc->push_back({std::move(after), rid, sp_root, e.cls == 'E'});
+  }
+
+  void trajectories(const State& root, const std::vector<Accepted>& root_acc) {
+    for (int t = 0; t < cfg_.trajectories_per_task; ++t) {
+      Rng rng(derive(cfg_.master_seed, "trajectory", {root.tk, std::to_string(t)}));
+      std::string tid = H({"steptp.traj/1", root.tk, std::to_string(t)}).substr(0, 16);
+      std::vector<std::string> path{root.canon};
+      std::vector<Accepted> acc = root_acc;
+      bool exact = true;
+      std::unique_ptr<State> cur;
+      for (int depth = 1; depth < cfg_.max_depth && !acc.empty(); ++depth) {
+        std::size_t pick = rng.below(acc.size());
+        bool greedy = cfg_.trajectory_policy == "greedy" || (cfg_.trajectory_policy == "mixed" && rng.chance(0.5));
+        if (greedy && env_.timer)
+          for (std::size_t i = 0; i < acc.size(); ++i)
+            if (acc[i].speedup_vs_root > acc[pick].speedup_vs_root) pick = i;
+        Accepted chosen = acc[pick];
+        exact = exact && chosen.exact;
+        try {
+          cur = make_state(std::move(chosen.after));
+        } catch (const std::exception& e) {
+          reject("", "S4", "trajectory_state_error", e.what());
+          break;
+        }
+        cur->depth = depth;
+        cur->path_exact = exact;
+        cur->parent_record_id = chosen.record_id;
+        cur->trajectory_id = tid;
+        std::vector<std::pair<const strategy::StrategyInfo*, strategy::Candidate>> pool;
+        for (const auto* s : strategies_)
+          for (auto& c : sample(*s, *cur)) pool.emplace_back(s, std::move(c));
+        rng.shuffle(pool);
+        if (pool.size() > std::size_t(cfg_.candidates_per_step)) pool.resize(cfg_.candidates_per_step);
+        acc.clear();
+        for (const auto& [s, c] : pool) consider(*cur, root, *s, c, path, &acc);
+        path.push_back(cur->canon);
+      }
+    }
+  }
+
+  const Unit& u_;
+  const PipelineEnv& env_;
+  const GenConfig& cfg_;
+  EquivConfig ecfg_;
+  std::vector<const strategy::StrategyInfo*> strategies_;
+  UnitResult res_;
+};
+
+}  // namespace
+
+UnitResult process_unit(const Unit& u, const PipelineEnv& env) { return UnitRunner(u, env).run(); }
+
+}  // namespace steptp::dataset

@@ -1,0 +1,42 @@
+// Stages S3–S9 for one unit (DATASET.md §2.3–§2.9): root task, one-step candidates of every registered strategy,
+// optional trajectories, validation + equivalence, lowering, measurement, facts, reasoning and its checker.
+// Depends only on (configuration, unit) and the cache contents, so units run in any order, on any thread or
+// machine, and a rerun reuses cached candidates and measurements.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dataset/cache.hpp"
+#include "dataset/config.hpp"
+#include "dataset/timing.hpp"
+#include "dataset/units.hpp"
+
+namespace steptp::dataset {
+
+/// Output of one unit: its records (archive order), rejects, and funnel counters ("S4.enumerated", ...).
+struct UnitResult {
+  std::string unit;
+  std::vector<ojson> records;
+  std::vector<Reject> rejects;
+  std::map<std::string, std::int64_t> counters;
+  std::string to_text() const;                     // cache payload (canonical JSON)
+  static UnitResult from_text(const std::string&);  // throws on malformed payload
+};
+
+/// Shared, read-mostly context of a run.
+struct PipelineEnv {
+  const GenConfig* cfg = nullptr;
+  Cache* cache = nullptr;  // may be null (no caching)
+  Timer* timer = nullptr;  // null when measurement is off
+  std::int64_t system_tokens = 0;
+};
+
+/// Processes one unit. Never throws for defects of the unit (they become rejects); throws std::runtime_error only
+/// for infrastructure failures (cache I/O).
+UnitResult process_unit(const Unit& u, const PipelineEnv& env);
+
+/// Compiler flags that enter program keys.
+std::string pipeline_compiler_flags();
+
+}  // namespace steptp::dataset

@@ -1,0 +1,59 @@
+// Workloads (S1), shape instances (S2), units and sharding (DATASET.md §2.1, §2.2, §10).
+// A unit is (workload, instance index), written "Workload#i"; it is the unit of work, resumption and sharding.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataset/config.hpp"
+#include "dataset/json_text.hpp"
+#include "ir/task.hpp"
+
+namespace steptp::dataset {
+
+enum class SourceKind { Builtin, Onnx, TaskFile };
+
+/// One selected workload (S1).
+struct WorkloadEntry {
+  std::string name, suite, family;
+  SourceKind kind = SourceKind::Builtin;
+  std::string path;         // ONNX model or task file (relative as given); empty for built-ins
+  std::size_t line = 0;     // task file line (1-based)
+};
+
+/// One unit: a workload plus a concrete shape instance.
+struct Unit {
+  WorkloadEntry wl;
+  int index = 0;
+  ojson params = ojson::object();   // parameter name -> integer value, catalogue order
+  std::string dtype;                // "f32", ...
+  std::uint64_t instance_seed = 0;  // derive(master, "instance", workload, i, attempt) of the accepted draw
+  std::string name() const { return wl.name + "#" + std::to_string(index); }
+};
+
+/// A rejected unit, candidate or sample (rejects.jsonl line; DATASET.md §1).
+struct Reject {
+  std::string unit, strategy, stage, reason, detail;
+  ojson to_json() const;
+  static Reject from_json(const ojson& j);
+};
+
+/// S1 + S2: the selected workloads and their instances, sorted by (workload, index). Unselectable names are
+/// reported as `unknown_workload`, skipped instances as `instance_over_budget` / `instance_duplicate`.
+/// Throws std::invalid_argument for unreadable source files.
+std::vector<Unit> plan_units(const GenConfig& cfg, std::vector<Reject>& rejects);
+
+/// S3 emitter: the root task of a unit (not yet validated). Throws on emitter failure.
+ir::Task emit_root_task(const Unit& u);
+
+/// DATASET.md §10: shard of a unit = u64_le(first 8 bytes of H("steptp.shard/1", workload, i)) mod n.
+std::uint32_t shard_of(const std::string& workload, int index, std::uint32_t n);
+
+/// Workload family guessed from a name (for ONNX models and task files that carry none): matmul, conv, pool,
+/// softmax, norm, reduction, scan, loss, attention, elementwise, or "fused" when several match.
+std::string guess_family(const std::string& name);
+
+/// The byte size of a known signature and whether any buffer/total exceeds the config's budgets.
+bool within_budget(const ir::Task& t, const GenConfig& cfg);
+
+}  // namespace steptp::dataset

@@ -1,0 +1,127 @@
+// In-process tests of the unit pipeline, the reasoning checker and filtering on the tiny task set. They work with
+// whatever strategies are registered: each test uses the records the registry produces.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "dataset/checker.hpp"
+#include "dataset/filter.hpp"
+#include "dataset/record.hpp"
+#include "dataset/unit_pipeline.hpp"
+#include "dataset_test_util.hpp"
+
+using namespace steptp::dataset;
+
+namespace {
+
+struct Tiny {
+  std::string dir, tasks;
+  GenConfig gen;
+  std::vector<ojson> records;
+  std::vector<Reject> rejects;
+};
+
+const Tiny& tiny() {
+  static Tiny t = [] {
+    Tiny t;
+    t.dir = dstest::temp_dir("pipe");
+    t.tasks = dstest::write_tiny_tasks(t.dir);
+    t.gen.builtin = false;
+    t.gen.task_files = {t.tasks};
+    t.gen.measure = false;
+    auto units = plan_units(t.gen, t.rejects);
+    PipelineEnv env{&t.gen, nullptr, nullptr, 0};
+    for (const auto& u : units) {
+      auto r = process_unit(u, env);
+      for (auto& rec : r.records) t.records.push_back(rec);
+      t.rejects.insert(t.rejects.end(), r.rejects.begin(), r.rejects.end());
+    }
+    return t;
+  }();
+  return t;
+}
+
+}  // namespace
+
+TEST(DatasetPipeline, RecordsConformAndVerify) {
+  const auto& t = tiny();
+  ASSERT_FALSE(t.records.empty()) << "no strategy produced a record on the tiny set";
+  std::set<std::string> ids;
+  for (const auto& r : t.records) {
+    EXPECT_TRUE(record_schema_errors(r).empty()) << record_schema_errors(r)[0];
+    EXPECT_TRUE(ids.insert(r["record_id"]).second) << "duplicate record id";
+    auto v = check_record(r);
+    EXPECT_TRUE(v.ok) << v.clause << ": " << v.detail;
+    EXPECT_TRUE(r["measurement"].is_null());
+    EXPECT_EQ(r["step"]["index"], 1);
+    EXPECT_NE(r["before"]["leir"], r["after"]["leir"]);
+  }
+  for (const auto& rj : t.rejects) EXPECT_NE(rj.reason, "reasoning_unverified") << rj.detail;
+}
+
+TEST(DatasetPipeline, CheckerRejectsTamperedText) {
+  const auto& t = tiny();
+  ASSERT_FALSE(t.records.empty());
+  ojson r = t.records[0];
+  std::string text = r["reasoning"];
+  // 1. change one number of the Observation section
+  auto pos = text.find("iterations ");
+  ASSERT_NE(pos, std::string::npos);
+  std::string bad = text;
+  bad.insert(pos + 11, "1");
+  r["reasoning"] = bad;
+  auto v = check_record(r);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.clause.find("Observation"), std::string::npos) << v.clause;
+  // 2. free text added
+  r["reasoning"] = text + "\n- this is certainly faster";
+  v = check_record(r);
+  EXPECT_FALSE(v.ok);
+  // 3. a section dropped
+  auto leg = text.find("Legality:\n");
+  auto eff = text.find("Expected effect:\n");
+  r["reasoning"] = text.substr(0, leg) + text.substr(eff);
+  v = check_record(r);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.clause.find("section"), std::string::npos) << v.clause;
+  // 4. the after program changed: re-applying no longer reproduces it
+  r = t.records[0];
+  r["after"]["leir"] = r["before"]["leir"];
+  v = check_record(r);
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.clause, "apply");
+  // 5. a stored fact changed
+  r = t.records[0];
+  r["facts"][0]["text"] = "X[0] = 0";
+  v = check_record(r);
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.clause, "facts");
+}
+
+TEST(DatasetPipeline, FilterSplitsByWorkloadAndIsDeterministic) {
+  const auto& t = tiny();
+  std::vector<ojson> archive = t.records;
+  std::sort(archive.begin(), archive.end(), record_less);
+  FilterConfig fc;
+  fc.min_per_strategy = 2;
+  auto a = filter_records(archive, fc, 1), b = filter_records(archive, fc, 1);
+  std::map<std::string, std::string> split_of;
+  for (const char* sp : kSplits) {
+    ASSERT_EQ(a.samples[sp].size(), b.samples[sp].size());
+    for (std::size_t i = 0; i < a.samples[sp].size(); ++i) {
+      EXPECT_EQ(a.samples[sp][i].assistant, b.samples[sp][i].assistant);
+      for (auto k : a.samples[sp][i].recs) {
+        std::string w = archive[k]["workload"];
+        auto [it, fresh] = split_of.emplace(w, sp);
+        EXPECT_EQ(it->second, sp) << "workload " << w << " spans two splits";
+      }
+    }
+  }
+  // the three elementwise workloads form one family with 3 groups, so it reaches every split
+  EXPECT_EQ(a.split_of.size(), 6u);
+  std::set<std::string> elementwise_splits;
+  for (const char* w : {"ReLU", "Scale_by_two", "Square"}) elementwise_splits.insert(a.split_of[w]);
+  EXPECT_EQ(elementwise_splits.size(), 3u);
+  EXPECT_EQ(a.audit["split_leak"]["val"], 0);
+}
