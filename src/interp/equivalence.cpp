@@ -6,19 +6,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "interp/compare.hpp"
 #include "ir/diag.hpp"
 
 namespace steptp::interp {
 
-std::pair<double, double> tolerance(ir::DType t) {
-  switch (t) {
-    case ir::DType::F64: return {1e-9, 1e-12};
-    case ir::DType::F32: return {1e-4, 1e-5};
-    case ir::DType::F16:
-    case ir::DType::BF16: return {1e-2, 1e-3};
-    default: return {0.0, 0.0};  // integers and bool: equal
-  }
-}
+std::pair<double, double> tolerance(ir::DType t) { return element_tolerance(t); }
 
 namespace {
 
@@ -147,24 +140,14 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
         if (k.role != ir::Role::Output) continue;
         const Tensor& tb = ob.at(k.name);
         const Tensor& ta = oa.at(k.name);
-        auto [rtol, atol] = tolerance(k.dtype);
-        rtol *= opt.rtol_scale;
-        atol *= opt.rtol_scale;
-        const bool is_int = !ir::is_float(k.dtype);
         for (std::size_t e = 0; e < tb.data.size(); ++e) {
           const double a = ta.data[e], b = tb.data[e];
           const ErrLocation loc{k.name, static_cast<std::int64_t>(e), seed, dist, a, b};
           bool match;
           if (opt.exact) {
             match = (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
-          } else if (std::isnan(a) || std::isnan(b)) {
-            match = std::isnan(a) && std::isnan(b);
-          } else if (std::isinf(a) || std::isinf(b)) {
-            match = a == b;
-          } else if (is_int) {
-            match = a == b;
           } else {
-            match = std::fabs(a - b) <= atol + rtol * std::fabs(b);
+            match = elements_match(a, b, k.dtype, opt.rtol_scale);  // §11 step 4, shared with lowering checks
           }
           if (std::isfinite(a) && std::isfinite(b)) {
             const double ab = std::fabs(a - b);

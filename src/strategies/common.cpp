@@ -7,6 +7,7 @@
 #include "ir/printer.hpp"
 #include "ir/validate.hpp"
 #include "strategies/analysis/access.hpp"
+#include "strategies/analysis/locate.hpp"
 
 namespace steptp::strategy {
 
@@ -19,15 +20,35 @@ const StrategyInfo& info_of(std::string_view name) {
 void throw_stale(const std::string& msg) { throw StrategyError("S001", "stale site: " + msg); }
 void throw_bad_params(const std::string& msg) { throw StrategyError("S002", "bad parameters: " + msg); }
 
-Site recheck(const StrategyInfo& info, const ir::Task& t, const Candidate& c) {
-  if (c.strategy != info.name) throw_bad_params("candidate is for " + c.strategy + ", not " + std::string(info.name));
-  for (Site& s : info.enumerate(t)) {
+namespace {
+Site match_site(std::vector<Site> sites, const Candidate& c) {
+  for (Site& s : sites) {
     if (!(s.ref == c.ref)) continue;
     for (std::uint64_t k = 0; k < s.params.size(); ++k)
       if (s.params.at(k) == c.params) return std::move(s);
     throw_bad_params(c.id() + " is not a parameter tuple of site " + c.ref.to_string());
   }
   throw_stale(c.id() + " is not a site of this task");
+}
+}  // namespace
+
+Site recheck(const StrategyInfo& info, const ir::Task& t, const Candidate& c) {
+  if (c.strategy != info.name) throw_bad_params("candidate is for " + c.strategy + ", not " + std::string(info.name));
+  return match_site(info.enumerate(t), c);
+}
+
+std::vector<Site> enumerate_by_nest(const ir::Task& t, NestSites nest_sites) {
+  std::vector<Site> out;
+  for (const auto& path : analysis::all_nest_paths(t.program)) {
+    auto v = nest_sites(t, path);
+    for (auto& s : v) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Site recheck_nest(const ir::Task& t, const Candidate& c, NestSites nest_sites) {
+  if (!analysis::nest_at(t.program, c.ref.nest)) throw_stale(c.id() + ": no nest at " + c.ref.to_string());
+  return match_site(nest_sites(t, c.ref.nest), c);
 }
 
 namespace {

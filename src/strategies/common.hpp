@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/task.hpp"
+#include "strategies/analysis/locate.hpp"
 #include "strategies/analysis/names.hpp"
 #include "strategies/facts.hpp"
 #include "strategies/registry.hpp"
@@ -19,6 +20,15 @@ const StrategyInfo& info_of(std::string_view name);
 /// Step (1): the candidate's site must be one that `info.enumerate(t)` returns now (else StrategyError S001,
 /// "stale site"), and its params one of that site's tuples (else S002). Returns the matching site.
 Site recheck(const StrategyInfo& info, const ir::Task& t, const Candidate& c);
+
+/// The sites of one nest (path), in the entry's order. Strategies whose sites are nests or loops implement this
+/// once and derive both enumerate (enumerate_by_nest) and the site re-check (recheck_nest) from it.
+using NestSites = std::vector<Site> (*)(const ir::Task& t, const analysis::NestPath& path);
+/// Concatenation of nest_sites over analysis::all_nest_paths (program order).
+std::vector<Site> enumerate_by_nest(const ir::Task& t, NestSites nest_sites);
+/// recheck() restricted to the candidate's nest (S001 when the nest path no longer exists or the site is not one
+/// of nest_sites(t, path); S002 when the params are not a tuple of that site).
+Site recheck_nest(const ir::Task& t, const Candidate& c, NestSites nest_sites);
 
 /// Steps (4)-(5): validates `after` (StrategyError S003 if it fails: a strategy bug), fills the common facts
 /// (class, names, nests changed with before/after prints, buffers read/written/created/removed) and returns it.

@@ -56,7 +56,9 @@ TEST(WorkloadsCorpus, EveryCorpusTaskIsReproduced) {
     }
     EXPECT_EQ(ir::print_program(t.program), expect);
     // The JSON line matches too (member order, separators), deviations aside.
-    if (dev == deviations().end()) EXPECT_EQ(ir::task_to_json(t), ir::task_to_json(ref));
+    if (dev == deviations().end()) {
+      EXPECT_EQ(ir::task_to_json(t), ir::task_to_json(ref));
+    }
   }
   EXPECT_EQ(deviating, 8);
 }

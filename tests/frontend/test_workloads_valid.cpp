@@ -27,7 +27,9 @@ TEST(WorkloadsValid, DefaultAndSmallShapesValidate) {
       EXPECT_TRUE(a.ok()) << (small ? "small: " : "default: ") << errors_of(a);
       // W005 (an intermediate written, never read) only where the reference does it too.
       for (const auto& d : a.diags)
-        if (d.code == "W005") EXPECT_EQ(w.name, "cumsum_exclusive") << d.headline();
+        if (d.code == "W005") {
+          EXPECT_EQ(w.name, "cumsum_exclusive") << d.headline();
+        }
     }
   }
 }
@@ -40,7 +42,9 @@ TEST(WorkloadsValid, EveryOfferedDtypeValidatesAtSmallShapes) {
       ir::Analysis a = ir::analyze(t);
       EXPECT_TRUE(a.ok()) << errors_of(a);
       for (const auto& k : t.known)
-        if (ir::is_float(k.dtype)) EXPECT_EQ(k.dtype, dt) << k.name;
+        if (ir::is_float(k.dtype)) {
+          EXPECT_EQ(k.dtype, dt) << k.name;
+        }
     }
   }
 }

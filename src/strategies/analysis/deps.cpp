@@ -12,6 +12,7 @@
 #include <isl/val.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -220,13 +221,16 @@ struct IslStmt {
   std::vector<Map> access_maps;  // parallel to accesses
 };
 
-Map schedule_map(const IslStmt& st, const std::vector<ir::Expr>& sched, std::size_t dims, isl_ctx* ctx) {
+/// Schedule map over the kept dims only (`keep` lists original dim indices).
+Map schedule_map(const IslStmt& st, const std::vector<ir::Expr>& sched, const std::vector<std::size_t>& keep,
+                 isl_ctx* ctx) {
+  const std::size_t dims = keep.size();
   Space range(chk(isl_space_set_alloc(ctx, 0, dims)));
   Space ms(chk(isl_space_map_from_domain_and_range(st.space.copy(), range.copy())));
   isl_aff_list* list = chk(isl_aff_list_alloc(ctx, static_cast<int>(dims)));
   for (std::size_t d = 0; d < dims; ++d) {
     Aff a;
-    if (d < sched.size()) a = to_aff(sched[d], st.ls, st.pos);
+    if (keep[d] < sched.size()) a = to_aff(sched[keep[d]], st.ls, st.pos);
     else a = Aff(chk(isl_aff_zero_on_domain(st.ls.copy())));
     if (!a) {
       isl_aff_list_free(list);
@@ -262,14 +266,40 @@ Map access_map(const IslStmt& st, const ir::Expr& ref, isl_ctx* ctx) {
 struct Model {
   Ctx c;
   std::vector<IslStmt> st;
-  std::size_t dims = 0;
+  std::size_t dims = 0;             // kept schedule dims
+  std::vector<std::size_t> keep;    // original index of each kept dim
+  std::vector<std::size_t> remap;   // original dim -> number of kept dims before it
 };
 
+/// A schedule dim whose entry is the same integer literal (or absent, i.e. 0) in the old and the new schedule of
+/// every statement never orders two instances: dropping it keeps every lexicographic comparison and makes the
+/// isl relations much smaller.
+bool constant_dim(const std::vector<PolyStmt>& stmts, std::size_t d, std::int64_t& v) {
+  bool first = true;
+  for (const auto& ps : stmts)
+    for (const auto* sched : {&ps.sched_old, ps.sched_new.empty() ? &ps.sched_old : &ps.sched_new}) {
+      std::int64_t x = 0;
+      if (d < sched->size()) {
+        const ir::Expr& e = (*sched)[d];
+        if (e.kind != ir::ExprKind::IntLit) return false;
+        x = e.ival;
+      }
+      if (first) v = x, first = false;
+      else if (x != v) return false;
+    }
+  return true;
+}
+
 void build(Model& m, const std::vector<PolyStmt>& stmts) {
-  for (const auto& ps : stmts) {
-    m.dims = std::max(m.dims, ps.sched_old.size());
-    m.dims = std::max(m.dims, ps.sched_new.size());
+  std::size_t total = 0;
+  for (const auto& ps : stmts) total = std::max({total, ps.sched_old.size(), ps.sched_new.size()});
+  for (std::size_t d = 0; d < total; ++d) {
+    m.remap.push_back(m.keep.size());
+    std::int64_t v = 0;
+    if (!constant_dim(stmts, d, v)) m.keep.push_back(d);
   }
+  m.remap.push_back(m.keep.size());
+  m.dims = m.keep.size();
   m.st.reserve(stmts.size());
   for (std::size_t k = 0; k < stmts.size(); ++k) {
     const PolyStmt& ps = stmts[k];
@@ -289,8 +319,8 @@ void build(Model& m, const std::vector<PolyStmt>& stmts) {
     }
     s.domain = Set(dom);
     s.ls = LSpace(chk(isl_local_space_from_space(s.space.copy())));
-    s.sched_old = schedule_map(s, ps.sched_old, m.dims, m.c.ctx);
-    s.sched_new = schedule_map(s, ps.sched_new.empty() ? ps.sched_old : ps.sched_new, m.dims, m.c.ctx);
+    s.sched_old = schedule_map(s, ps.sched_old, m.keep, m.c.ctx);
+    s.sched_new = schedule_map(s, ps.sched_new.empty() ? ps.sched_old : ps.sched_new, m.keep, m.c.ctx);
     s.accesses = stmt_accesses(*ps.stmt);
     for (const auto& a : s.accesses) s.access_maps.push_back(access_map(s, *a.ref, m.c.ctx));
     m.st.push_back(std::move(s));
@@ -387,7 +417,9 @@ bool carries_dependence(const std::vector<PolyStmt>& stmts, std::size_t dim) {
   try {
     Model m;
     build(m, stmts);
-    if (dim >= m.dims) return false;
+    if (dim >= m.remap.size() - 1) return false;
+    if (std::find(m.keep.begin(), m.keep.end(), dim) == m.keep.end()) return false;  // a constant dim never differs
+    dim = m.remap[dim];
     Space ss(chk(isl_space_set_alloc(m.c.ctx, 0, m.dims)));
     Space ms(chk(isl_space_map_from_set(ss.release())));
     Map eq(chk(isl_map_universe(ms.copy())));
@@ -457,7 +489,7 @@ bool raw_deps_within_prefix(const std::vector<PolyStmt>& stmts, const std::strin
       UMap t(chk(isl_union_map_apply_domain(dep.copy(), sched_u.copy())));
       t = UMap(chk(isl_union_map_apply_range(t.release(), sched_u.copy())));
       Map eq(chk(isl_map_universe(ms.copy())));
-      for (std::size_t d = 0; d <= prefix[j] && d < m.dims; ++d)
+      for (std::size_t d = 0; d < m.dims && m.keep[d] <= prefix[j]; ++d)
         eq = Map(chk(isl_map_equate(eq.release(), isl_dim_in, static_cast<int>(d), isl_dim_out, static_cast<int>(d))));
       t = UMap(chk(isl_union_map_subtract(t.release(), chk(isl_union_map_from_map(eq.release())))));
       isl_bool e = isl_union_map_is_empty(t.get());

@@ -30,41 +30,43 @@ ir::Task bound(const ir::Task& t, const analysis::NestPath& path, std::uint32_t 
 
 }  // namespace
 
-std::vector<Site> enumerate_binding(const ir::Task& t) {
+namespace {
+std::vector<Site> binding_sites(const ir::Task& t, const analysis::NestPath& path) {
   std::vector<Site> out;
   const auto& cfg = default_config();
-  for (const auto& path : analysis::all_nest_paths(t.program)) {
-    const ir::Nest& n = *analysis::nest_at(t.program, path);
-    const ir::Nest& top = t.program.nests[path[0]];
-    auto tags = analysis::bound_tags(top);
-    std::set<std::string> top_keys;
-    analysis::collect_keys(top, top_keys);
-    std::vector<Params> ps;
-    for (std::uint32_t k = 0; k < n.loops.size(); ++k) {
-      const auto& l = n.loops[k];
-      if (l.kind != ir::LoopKind::L || ir::is_reducing_loop(n, l.var)) continue;
-      if (analysis::loop_carries(t.program, path, k).carries) continue;
-      for (const auto& tag : analysis::hw_tags()) {
-        if (tags.count(tag) || top_keys.count(tag + l.var)) continue;
-        auto nt = tags;
-        nt[tag] = l.extent;
-        if (!analysis::launch_limits_ok(nt, cfg)) continue;
-        ir::Task a = bound(t, path, k, tag);
-        if (!nest_invariants_broken(a.program, path[0]).empty()) continue;
-        ps.push_back(Params{Param{"loop", static_cast<std::int64_t>(k)}, Param{"tag", tag}});
-      }
+  const ir::Nest& n = *analysis::nest_at(t.program, path);
+  const ir::Nest& top = t.program.nests[path[0]];
+  auto tags = analysis::bound_tags(top);
+  std::set<std::string> top_keys;
+  analysis::collect_keys(top, top_keys);
+  std::vector<Params> ps;
+  for (std::uint32_t k = 0; k < n.loops.size(); ++k) {
+    const auto& l = n.loops[k];
+    if (l.kind != ir::LoopKind::L || ir::is_reducing_loop(n, l.var)) continue;
+    if (analysis::loop_carries(t.program, path, k).carries) continue;
+    for (const auto& tag : analysis::hw_tags()) {
+      if (tags.count(tag) || top_keys.count(tag + l.var)) continue;
+      auto nt = tags;
+      nt[tag] = l.extent;
+      if (!analysis::launch_limits_ok(nt, cfg)) continue;
+      ir::Task a = bound(t, path, k, tag);
+      if (!nest_invariants_broken(a.program, path[0]).empty()) continue;
+      ps.push_back(Params{Param{"loop", static_cast<std::int64_t>(k)}, Param{"tag", tag}});
     }
-    if (ps.empty()) continue;
-    SiteRef ref;
-    ref.nest = path;
-    out.push_back(Site{ref, list_params(std::move(ps))});
   }
+  if (ps.empty()) return out;
+  SiteRef ref;
+  ref.nest = path;
+  out.push_back(Site{ref, list_params(std::move(ps))});
   return out;
 }
+}  // namespace
+
+std::vector<Site> enumerate_binding(const ir::Task& t) { return enumerate_by_nest(t, binding_sites); }
 
 Applied apply_binding(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("loop_binding");
-  recheck(info, t, c);
+  recheck_nest(t, c, binding_sites);
   const auto k = static_cast<std::uint32_t>(param_int(c, "loop"));
   const std::string tag = param_str(c, "tag");
   const ir::Nest& n = *analysis::nest_at(t.program, c.ref.nest);

@@ -107,24 +107,26 @@ Merge merge(const ir::Task& t, const analysis::NestPath& path, std::uint32_t j) 
 
 }  // namespace
 
-std::vector<Site> enumerate_fusion(const ir::Task& t) {
+namespace {
+std::vector<Site> fusion_sites(const ir::Task& t, const analysis::NestPath& path) {
   std::vector<Site> out;
-  for (const auto& path : analysis::all_nest_paths(t.program)) {
-    const ir::Nest& n = *analysis::nest_at(t.program, path);
-    for (std::uint32_t j = 0; j + 1 < n.loops.size(); ++j) {
-      if (!merge(t, path, j).ok) continue;
-      SiteRef ref;
-      ref.nest = path;
-      ref.loop = j;
-      out.push_back(Site{ref, no_params()});
-    }
+  const ir::Nest& n = *analysis::nest_at(t.program, path);
+  for (std::uint32_t j = 0; j + 1 < n.loops.size(); ++j) {
+    if (!merge(t, path, j).ok) continue;
+    SiteRef ref;
+    ref.nest = path;
+    ref.loop = j;
+    out.push_back(Site{ref, no_params()});
   }
   return out;
 }
+}  // namespace
+
+std::vector<Site> enumerate_fusion(const ir::Task& t) { return enumerate_by_nest(t, fusion_sites); }
 
 Applied apply_fusion(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("loop_fusion");
-  recheck(info, t, c);
+  recheck_nest(t, c, fusion_sites);
   const std::uint32_t j = *c.ref.loop;
   const ir::Nest& n = *analysis::nest_at(t.program, c.ref.nest);
   Merge m = merge(t, c.ref.nest, j);

@@ -22,28 +22,32 @@ bool inside_bound(const ir::Program& p, const analysis::NestPath& path, std::uin
   return false;
 }
 
-std::vector<Site> enumerate_marking(const ir::Task& t, std::int64_t max_extent) {
+std::vector<Site> marking_sites(const ir::Task& t, const analysis::NestPath& path, std::int64_t max_extent) {
   std::vector<Site> out;
-  for (const auto& path : analysis::all_nest_paths(t.program)) {
-    const ir::Nest& n = *analysis::nest_at(t.program, path);
-    for (std::uint32_t k = 0; k < n.loops.size(); ++k) {
-      const auto& l = n.loops[k];
-      if (l.kind != ir::LoopKind::L || l.extent < 2 || l.extent > max_extent) continue;
-      if (ir::is_reducing_loop(n, l.var)) continue;
-      if (!inside_bound(t.program, path, k)) continue;
-      if (analysis::loop_carries(t.program, path, k).carries) continue;
-      SiteRef ref;
-      ref.nest = path;
-      ref.loop = k;
-      out.push_back(Site{ref, no_params()});
-    }
+  const ir::Nest& n = *analysis::nest_at(t.program, path);
+  for (std::uint32_t k = 0; k < n.loops.size(); ++k) {
+    const auto& l = n.loops[k];
+    if (l.kind != ir::LoopKind::L || l.extent < 2 || l.extent > max_extent) continue;
+    if (ir::is_reducing_loop(n, l.var)) continue;
+    if (!inside_bound(t.program, path, k)) continue;
+    if (analysis::loop_carries(t.program, path, k).carries) continue;
+    SiteRef ref;
+    ref.nest = path;
+    ref.loop = k;
+    out.push_back(Site{ref, no_params()});
   }
   return out;
+}
+std::vector<Site> par_sites(const ir::Task& t, const analysis::NestPath& path) {
+  return marking_sites(t, path, INT64_MAX);
+}
+std::vector<Site> vec_sites(const ir::Task& t, const analysis::NestPath& path) {
+  return marking_sites(t, path, default_config().vector_width);
 }
 
 Applied apply_marking(const ir::Task& t, const Candidate& c, const char* name, ir::LoopKind kind) {
   const StrategyInfo& info = info_of(name);
-  recheck(info, t, c);
+  recheck_nest(t, c, kind == ir::LoopKind::P ? par_sites : vec_sites);
   ir::Task after = t;
   ir::Nest& n = *analysis::nest_at(after.program, c.ref.nest);
   ir::Loop& l = n.loops[*c.ref.loop];
@@ -64,13 +68,13 @@ Applied apply_marking(const ir::Task& t, const Candidate& c, const char* name, i
 }  // namespace
 
 std::vector<Site> enumerate_parallelization(const ir::Task& t) {
-  return enumerate_marking(t, INT64_MAX);
+  return enumerate_by_nest(t, par_sites);
 }
 Applied apply_parallelization(const ir::Task& t, const Candidate& c) {
   return apply_marking(t, c, "loop_parallelization", ir::LoopKind::P);
 }
 std::vector<Site> enumerate_vectorization(const ir::Task& t) {
-  return enumerate_marking(t, default_config().vector_width);
+  return enumerate_by_nest(t, vec_sites);
 }
 Applied apply_vectorization(const ir::Task& t, const Candidate& c) {
   return apply_marking(t, c, "loop_vectorization", ir::LoopKind::V);

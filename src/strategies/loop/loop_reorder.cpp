@@ -55,29 +55,31 @@ Verdict judge(const ir::Task& t, const ir::Task& after, const analysis::NestPath
 
 }  // namespace
 
-std::vector<Site> enumerate_reorder(const ir::Task& t) {
+namespace {
+std::vector<Site> reorder_sites(const ir::Task& t, const analysis::NestPath& path) {
   std::vector<Site> out;
-  for (const auto& path : analysis::all_nest_paths(t.program)) {
-    const ir::Nest& n = *analysis::nest_at(t.program, path);
-    if (n.loops.size() < 2) continue;
-    std::vector<Params> ps;
-    for (std::uint32_t p = 0; p < n.loops.size(); ++p)
-      for (std::uint32_t q = p + 1; q < n.loops.size(); ++q) {
-        ir::Task after = swapped(t, path, p, q);
-        if (judge(t, after, path, p, q).legal)
-          ps.push_back(Params{Param{"p", static_cast<std::int64_t>(p)}, Param{"q", static_cast<std::int64_t>(q)}});
-      }
-    if (ps.empty()) continue;
-    SiteRef ref;
-    ref.nest = path;
-    out.push_back(Site{ref, list_params(std::move(ps))});
-  }
+  const ir::Nest& n = *analysis::nest_at(t.program, path);
+  if (n.loops.size() < 2) return out;
+  std::vector<Params> ps;
+  for (std::uint32_t p = 0; p < n.loops.size(); ++p)
+    for (std::uint32_t q = p + 1; q < n.loops.size(); ++q) {
+      ir::Task after = swapped(t, path, p, q);
+      if (judge(t, after, path, p, q).legal)
+        ps.push_back(Params{Param{"p", static_cast<std::int64_t>(p)}, Param{"q", static_cast<std::int64_t>(q)}});
+    }
+  if (ps.empty()) return out;
+  SiteRef ref;
+  ref.nest = path;
+  out.push_back(Site{ref, list_params(std::move(ps))});
   return out;
 }
+}  // namespace
+
+std::vector<Site> enumerate_reorder(const ir::Task& t) { return enumerate_by_nest(t, reorder_sites); }
 
 Applied apply_reorder(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("loop_reorder");
-  recheck(info, t, c);
+  recheck_nest(t, c, reorder_sites);
   const auto p = static_cast<std::uint32_t>(param_int(c, "p"));
   const auto q = static_cast<std::uint32_t>(param_int(c, "q"));
   ir::Task after = swapped(t, c.ref.nest, p, q);

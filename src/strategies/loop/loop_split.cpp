@@ -10,27 +10,29 @@
 
 namespace steptp::strategy::loop {
 
-std::vector<Site> enumerate_split(const ir::Task& t) {
+namespace {
+std::vector<Site> split_sites(const ir::Task& t, const analysis::NestPath& path) {
   std::vector<Site> out;
-  for (const auto& path : analysis::all_nest_paths(t.program)) {
-    const ir::Nest& n = *analysis::nest_at(t.program, path);
-    for (std::uint32_t k = 0; k < n.loops.size(); ++k) {
-      auto divs = proper_divisors(n.loops[k].extent);
-      if (divs.empty()) continue;
-      SiteRef ref;
-      ref.nest = path;
-      ref.loop = k;
-      std::vector<Params> ps;
-      for (auto f : divs) ps.push_back(Params{Param{"outer", f}});
-      out.push_back(Site{ref, list_params(std::move(ps))});
-    }
+  const ir::Nest& n = *analysis::nest_at(t.program, path);
+  for (std::uint32_t k = 0; k < n.loops.size(); ++k) {
+    auto divs = proper_divisors(n.loops[k].extent);
+    if (divs.empty()) continue;
+    SiteRef ref;
+    ref.nest = path;
+    ref.loop = k;
+    std::vector<Params> ps;
+    for (auto f : divs) ps.push_back(Params{Param{"outer", f}});
+    out.push_back(Site{ref, list_params(std::move(ps))});
   }
   return out;
 }
+}  // namespace
+
+std::vector<Site> enumerate_split(const ir::Task& t) { return enumerate_by_nest(t, split_sites); }
 
 Applied apply_split(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("loop_split");
-  recheck(info, t, c);
+  recheck_nest(t, c, split_sites);
   const std::int64_t f0 = param_int(c, "outer");
   ir::Task after = t;
   ir::Nest& n = *analysis::nest_at(after.program, c.ref.nest);

@@ -62,38 +62,40 @@ bool has_scoped_buffers(const ir::Nest& n) {
 
 }  // namespace
 
-std::vector<Site> enumerate_tiling(const ir::Task& t) {
+namespace {
+std::vector<Site> tiling_sites(const ir::Task& t, const analysis::NestPath& path) {
   std::vector<Site> out;
-  for (const auto& path : analysis::all_nest_paths(t.program)) {
-    const ir::Nest& n = *analysis::nest_at(t.program, path);
-    for (std::uint32_t j = 0; j + 1 < n.loops.size(); ++j) {
-      auto dx = proper_divisors(n.loops[j].extent), dy = proper_divisors(n.loops[j + 1].extent);
-      if (dx.empty() || dy.empty()) continue;
-      if (!permutable(t, path, j).first) continue;
-      const bool scoped = has_scoped_buffers(t.program.nests[path[0]]);
-      std::vector<Params> ps;
-      for (auto fx : dx)
-        for (auto fy : dy) {
-          if (scoped) {
-            analysis::NameAllocator names(t);
-            Tiled r = tile(t, path, j, fx, fy, names);
-            if (!nest_invariants_broken(r.task.program, path[0]).empty()) continue;
-          }
-          ps.push_back(Params{Param{"fx0", fx}, Param{"fy0", fy}});
+  const ir::Nest& n = *analysis::nest_at(t.program, path);
+  for (std::uint32_t j = 0; j + 1 < n.loops.size(); ++j) {
+    auto dx = proper_divisors(n.loops[j].extent), dy = proper_divisors(n.loops[j + 1].extent);
+    if (dx.empty() || dy.empty()) continue;
+    if (!permutable(t, path, j).first) continue;
+    const bool scoped = has_scoped_buffers(t.program.nests[path[0]]);
+    std::vector<Params> ps;
+    for (auto fx : dx)
+      for (auto fy : dy) {
+        if (scoped) {
+          analysis::NameAllocator names(t);
+          Tiled r = tile(t, path, j, fx, fy, names);
+          if (!nest_invariants_broken(r.task.program, path[0]).empty()) continue;
         }
-      if (ps.empty()) continue;
-      SiteRef ref;
-      ref.nest = path;
-      ref.loop = j;
-      out.push_back(Site{ref, list_params(std::move(ps))});
-    }
+        ps.push_back(Params{Param{"fx0", fx}, Param{"fy0", fy}});
+      }
+    if (ps.empty()) continue;
+    SiteRef ref;
+    ref.nest = path;
+    ref.loop = j;
+    out.push_back(Site{ref, list_params(std::move(ps))});
   }
   return out;
 }
+}  // namespace
+
+std::vector<Site> enumerate_tiling(const ir::Task& t) { return enumerate_by_nest(t, tiling_sites); }
 
 Applied apply_tiling(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("loop_tiling");
-  recheck(info, t, c);
+  recheck_nest(t, c, tiling_sites);
   const std::uint32_t j = *c.ref.loop;
   const std::int64_t fx0 = param_int(c, "fx0"), fy0 = param_int(c, "fy0");
   const ir::Nest& n = *analysis::nest_at(t.program, c.ref.nest);

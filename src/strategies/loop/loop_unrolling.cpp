@@ -7,26 +7,28 @@
 
 namespace steptp::strategy::loop {
 
-std::vector<Site> enumerate_unrolling(const ir::Task& t) {
+namespace {
+std::vector<Site> unroll_sites(const ir::Task& t, const analysis::NestPath& path) {
   std::vector<Site> out;
   const auto& cfg = default_config();
-  for (const auto& path : analysis::all_nest_paths(t.program)) {
-    const ir::Nest& n = *analysis::nest_at(t.program, path);
-    for (std::uint32_t k = 0; k < n.loops.size(); ++k) {
-      const auto& l = n.loops[k];
-      if (l.kind != ir::LoopKind::L || l.extent < 2 || l.extent >= cfg.max_unroll) continue;
-      SiteRef ref;
-      ref.nest = path;
-      ref.loop = k;
-      out.push_back(Site{ref, no_params()});
-    }
+  const ir::Nest& n = *analysis::nest_at(t.program, path);
+  for (std::uint32_t k = 0; k < n.loops.size(); ++k) {
+    const auto& l = n.loops[k];
+    if (l.kind != ir::LoopKind::L || l.extent < 2 || l.extent >= cfg.max_unroll) continue;
+    SiteRef ref;
+    ref.nest = path;
+    ref.loop = k;
+    out.push_back(Site{ref, no_params()});
   }
   return out;
 }
+}  // namespace
+
+std::vector<Site> enumerate_unrolling(const ir::Task& t) { return enumerate_by_nest(t, unroll_sites); }
 
 Applied apply_unrolling(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("loop_unrolling");
-  recheck(info, t, c);
+  recheck_nest(t, c, unroll_sites);
   ir::Task after = t;
   ir::Nest& n = *analysis::nest_at(after.program, c.ref.nest);
   ir::Loop& l = n.loops[*c.ref.loop];

@@ -1,0 +1,61 @@
+// `steptp lower --target tir|c|cuda TASK.json [--check] [--cpu] [-o FILE]`: the lowerings of LEIR.md §10.
+// --check (c, cuda): compile, run sandboxed on the §11 seeded inputs and compare with the interpreter; prints one
+// JSON line and exits 1 on a mismatch or failure. `--target cuda --check` needs nvcc and a GPU (the GPU harness).
+#include <iostream>
+
+#include "cli/command.hpp"
+#include "ir/diag.hpp"
+#include "ir/task.hpp"
+#include "lower/lower.hpp"
+#include "runtime/lower_check.hpp"
+
+namespace steptp::cli {
+namespace {
+
+struct LowerOpts {
+  std::string file, target = "tir", out;
+  bool check = false, cpu = false;
+  double timeout = 60;
+};
+
+int run_lower(const LowerOpts& o) {
+  ir::Task t;
+  std::string code;
+  try {
+    t = ir::read_task_file(o.file);
+    if (o.target == "tir") code = lower::lower_tir(t, !o.cpu);
+    else if (o.target == "c") code = lower::lower_c(t);
+    else if (o.target == "cuda") code = lower::lower_cuda(t);
+    else return fail("unknown target '" + o.target + "' (tir, c, cuda)");
+  } catch (const ir::LeirError& e) {
+    return fail(e.diag().headline());
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  if (o.check) {
+    if (o.target == "tir") return fail("--check supports --target c and cuda");
+    runtime::LowerCheckOptions co;
+    co.limits.timeout_seconds = o.timeout;
+    const auto r = runtime::check_lowering(t, o.target == "c" ? runtime::LowerTarget::C : runtime::LowerTarget::Cuda, co);
+    std::cout << r.to_json() << "\n";
+    return r.ok ? 0 : 1;
+  }
+  if (!o.out.empty()) ir::write_file_atomic(o.out, code);
+  else std::cout << code;
+  return 0;
+}
+
+CommandRegistrar reg("40-lower", [](CLI::App& app) -> RunFn {
+  auto o = std::make_shared<LowerOpts>();
+  auto* sub = app.add_subcommand("lower", "Lower a task to TVMScript, C++/OpenMP or CUDA (LEIR.md §10)");
+  sub->add_option("task", o->file, "Task file (.json, or .jsonl: first task)")->required();
+  sub->add_option("--target", o->target, "tir, c or cuda")->check(CLI::IsMember({"tir", "c", "cuda"}));
+  sub->add_flag("--check", o->check, "c/cuda: compile, run sandboxed and compare with the interpreter");
+  sub->add_flag("--cpu", o->cpu, "tir: no unit_tx wrapping of nests without B loops");
+  sub->add_option("--timeout", o->timeout, "--check: seconds per sandboxed run (default 60)");
+  sub->add_option("-o,--output", o->out, "Write the code here (atomically) instead of stdout");
+  return [o] { return run_lower(*o); };
+});
+
+}  // namespace
+}  // namespace steptp::cli

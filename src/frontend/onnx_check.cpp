@@ -1,0 +1,80 @@
+#include "frontend/onnx_check.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "frontend/onnx/onnx_tensor.hpp"
+#include "interp/equivalence.hpp"
+
+namespace steptp::frontend {
+
+void compare_tensor(const interp::Tensor& got, const interp::Tensor& want, const std::string& what,
+                    OnnxCheckResult& r) {
+  if (got.shape != want.shape)
+    throw std::runtime_error(fmt::format("{}: shape [{}] but the test data has [{}]", what, fmt::join(got.shape, ","),
+                                         fmt::join(want.shape, ",")));
+  const bool exact = !ir::is_float(want.dtype);
+  auto [rtol, atol] = exact ? std::pair<double, double>{0, 0} : interp::tolerance(want.dtype);
+  double worst_excess = -1;
+  for (std::size_t i = 0; i < want.data.size(); ++i) {
+    const double a = got.data[i], b = want.data[i];
+    ++r.elements;
+    bool ok;
+    if (std::isnan(a) || std::isnan(b)) ok = std::isnan(a) && std::isnan(b);
+    else if (std::isinf(a) || std::isinf(b)) ok = a == b;
+    else {
+      const double d = std::fabs(a - b);
+      r.max_abs_err = std::max(r.max_abs_err, d);
+      if (b != 0) r.max_rel_err = std::max(r.max_rel_err, d / std::fabs(b));
+      ok = exact ? a == b : d <= atol + rtol * std::fabs(b);
+      if (!ok && d - (atol + rtol * std::fabs(b)) > worst_excess) {
+        worst_excess = d - (atol + rtol * std::fabs(b));
+        r.worst = fmt::format("{} [{}]: got {}, expected {}", what, i, a, b);
+      }
+    }
+    if (!ok) {
+      ++r.mismatches;
+      if (r.worst.empty()) r.worst = fmt::format("{} [{}]: got {}, expected {}", what, i, a, b);
+    }
+  }
+}
+
+OnnxCheckResult check_onnx_dir(const std::string& dir, const interp::RunOptions& opt) {
+  namespace fs = std::filesystem;
+  const fs::path d(dir);
+  OnnxImport imp = import_onnx((d / "model.onnx").string());
+  const fs::path data = d / "test_data_set_0";
+  interp::TensorMap inputs = imp.params;
+  std::size_t k = 0;
+  for (const auto& kb : imp.task.known) {
+    if (kb.role != ir::Role::Input) continue;
+    const std::string p = (data / fmt::format("input_{}.pb", k)).string();
+    if (!fs::exists(p))
+      throw std::runtime_error(fmt::format("missing test data {} for graph input '{}'", p, imp.inputs[k]));
+    interp::Tensor t = read_tensor_pb(p);
+    if (t.shape != kb.shape)
+      throw std::runtime_error(fmt::format("{}: shape [{}] but graph input '{}' has [{}]", p, fmt::join(t.shape, ","),
+                                           imp.inputs[k], fmt::join(kb.shape, ",")));
+    t.dtype = kb.dtype;
+    inputs[kb.name] = std::move(t);
+    ++k;
+  }
+  interp::Interpreter in(imp.task);
+  interp::TensorMap outs = in.run(inputs, opt);
+  OnnxCheckResult r;
+  r.steps = in.last_steps();
+  k = 0;
+  for (const auto& kb : imp.task.known) {
+    if (kb.role != ir::Role::Output) continue;
+    const std::string p = (data / fmt::format("output_{}.pb", k)).string();
+    compare_tensor(outs.at(kb.name), read_tensor_pb(p), fmt::format("output {} ('{}')", k, imp.outputs[k]), r);
+    ++k;
+  }
+  r.match = r.mismatches == 0;
+  return r;
+}
+
+}  // namespace steptp::frontend

@@ -1,0 +1,44 @@
+// ONNX importer: turns an ONNX model (static shapes) into a LEIR task whose known buffers are the graph inputs,
+// the graph outputs and the model's weights, plus the weight values.
+//
+// Contract
+//  * Graph inputs (those that are not initializers) become `input` known buffers, in graph order; graph outputs
+//    become `output` known buffers, in graph order. Known names are fresh LEIR names (LEIR.md §5.1); the ONNX
+//    names are kept in OnnxImport::inputs / outputs (same order as the graph).
+//  * Initializers that the program reads become `param` known buffers; other folded constant tensors that the
+//    program reads (non-splat Constant-node values, values computed from constants) become `constant` known
+//    buffers. Their values are in OnnxImport::params, keyed by buffer name. Constants whose elements are all
+//    equal (and that are not initializers) are inlined as literals. Shape-computing subgraphs (Shape, Gather,
+//    Unsqueeze, Concat, ConstantOfShape, ... on constants) are folded at import time.
+//  * Each ONNX node becomes one or more top-level nests following the reference conventions (one op per nest;
+//    softmax = max nest, sum-exp nest, divide nest; padded conv = if_then_else copy + reduction; norms as
+//    mean/var nests). The first output dimension of extent in [2, 1024] is bound to `tx` (LEIR.md §10.3
+//    threadIdx.x limit); all other loops are `L`. The result is printed, re-parsed and validated.
+//  * Errors: std::runtime_error (one line) for unreadable/malformed models, dynamic shapes, unsupported element
+//    types, and unsupported ops: "unsupported ONNX op 'Foo' (node 'name')", or an unsupported attribute value
+//    naming the op and node. LeirError if the generated program fails validation (an importer bug).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "interp/interpreter.hpp"
+#include "ir/task.hpp"
+
+namespace steptp::frontend {
+
+struct OnnxImport {
+  ir::Task task;
+  interp::TensorMap params;          // values of every constant and param known buffer, by buffer name
+  std::vector<std::string> inputs;   // ONNX names of the graph inputs, in known order of the `input` buffers
+  std::vector<std::string> outputs;  // ONNX names of the graph outputs, in known order of the `output` buffers
+};
+
+/// Imports an ONNX model file. `workload`/`suite` label the task (defaults: the model's directory name, e.g.
+/// "19_ReLU", and its parent directory name, e.g. "level1"). Throws std::runtime_error / ir::LeirError.
+OnnxImport import_onnx(const std::string& model_path);
+
+/// Same, from serialized ModelProto bytes (used by tests). `label` names the model in errors.
+OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& label, const std::string& workload = "onnx",
+                             const std::string& suite = "onnx");
+
+}  // namespace steptp::frontend

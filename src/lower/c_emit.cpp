@@ -1,0 +1,289 @@
+#include "lower/c_emit.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "lower/prelude.hpp"
+
+namespace steptp::lower {
+
+namespace {
+const char* const kLeirGlue = R"GLUE(// leir:: names used by the generated code, on top of steptp_num (interp/numeric.hpp). Differences from the
+// interpreter on invalid inputs only: integer division/modulo by zero yields 0 (E303 there) and an invalid
+// float-to-integer conversion yields 0 (E304 there).
+namespace leir {
+LEIR_HD inline uint16_t float_to_f16(float f) { return steptp_num::f16_bits_from_f32(f); }
+LEIR_HD inline float f16_to_float(uint16_t h) { return steptp_num::f32_from_f16_bits(h); }
+LEIR_HD inline uint16_t float_to_bf16(float f) { return steptp_num::bf16_bits_from_f32(f); }
+LEIR_HD inline float bf16_to_float(uint16_t h) { return steptp_num::f32_from_bf16_bits(h); }
+LEIR_HD inline float round_f16(float x) { return steptp_num::round_f16(x); }
+LEIR_HD inline float round_bf16(float x) { return steptp_num::round_bf16(x); }
+LEIR_HD inline int64_t floordiv(int64_t a, int64_t b) { return b == 0 ? 0 : steptp_num::floor_div(a, b); }
+LEIR_HD inline int64_t floormod(int64_t a, int64_t b) { return b == 0 ? 0 : steptp_num::floor_mod(a, b); }
+LEIR_HD inline uint64_t floordiv(uint64_t a, uint64_t b) { return b == 0 ? 0 : steptp_num::floor_div_u(a, b); }
+LEIR_HD inline uint64_t floormod(uint64_t a, uint64_t b) { return b == 0 ? 0 : steptp_num::floor_mod_u(a, b); }
+LEIR_HD inline float floordiv(float a, float b) { return steptp_num::floor_div(a, b); }
+LEIR_HD inline float floormod(float a, float b) { return steptp_num::floor_mod(a, b); }
+LEIR_HD inline double floordiv(double a, double b) { return steptp_num::floor_div(a, b); }
+LEIR_HD inline double floormod(double a, double b) { return steptp_num::floor_mod(a, b); }
+template <class T> LEIR_HD inline T max(T a, T b) { return steptp_num::nan_max(a, b); }
+template <class T> LEIR_HD inline T min(T a, T b) { return steptp_num::nan_min(a, b); }
+LEIR_HD inline float exp(float x) { return expf(x); }
+LEIR_HD inline double exp(double x) { return ::exp(x); }
+LEIR_HD inline float log(float x) { return logf(x); }
+LEIR_HD inline double log(double x) { return ::log(x); }
+LEIR_HD inline float sqrt(float x) { return sqrtf(x); }
+LEIR_HD inline double sqrt(double x) { return ::sqrt(x); }
+LEIR_HD inline float erf(float x) { return erff(x); }
+LEIR_HD inline double erf(double x) { return ::erf(x); }
+LEIR_HD inline float pow(float a, float b) { return powf(a, b); }
+LEIR_HD inline double pow(double a, double b) { return ::pow(a, b); }
+LEIR_HD inline float abs(float x) { return fabsf(x); }
+LEIR_HD inline double abs(double x) { return fabs(x); }
+LEIR_HD inline int64_t abs(int64_t x) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }
+LEIR_HD inline uint64_t abs(uint64_t x) { return x; }
+template <class I> LEIR_HD inline I f2i(double v) {
+  int64_t out = 0;
+  return steptp_num::float_to_int(v, (int)(sizeof(I) * 8), (I)(-1) < (I)0, &out) ? (I)out : (I)0;
+}
+}  // namespace leir
+)GLUE";
+}  // namespace
+
+using ir::BinOp;
+using ir::CmpOp;
+using ir::DType;
+using ir::Expr;
+using ir::ExprKind;
+using ir::Func;
+
+std::string c_var(std::string_view v) { return "v_" + std::string(v); }
+
+std::string c_storage_type(DType t) {
+  if (t == DType::F16 || t == DType::BF16) return "uint16_t";
+  return std::string(ir::dtype_c_name(t));
+}
+std::string c_value_type(DType t) {
+  if (t == DType::F16 || t == DType::BF16) return "float";
+  return std::string(ir::dtype_c_name(t));
+}
+std::size_t c_elem_bytes(DType t) { return static_cast<std::size_t>(ir::dtype_bytes(t)); }
+
+std::string tu_prelude(bool cuda) {
+  std::string s;
+  s += "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <math.h>\n#include <string.h>\n";
+  if (cuda)
+    s += "#include <cuda_runtime.h>\n#define LEIR_HD __host__ __device__\n"
+         "#define STEPTP_NUM_FN __host__ __device__ inline\n";
+  else
+    s += "#define LEIR_HD\n";
+  s += "// ---- embedded copy of steptp src/interp/numeric.hpp ----\n";
+  s += numeric_header_text();
+  s += "// ---- end of numeric.hpp ----\n";
+  s += kLeirGlue;
+  s += "#define LEIR_STR_(x) #x\n";
+  s += "#if defined(__CUDACC__) || defined(__clang__)\n#define LEIR_UNROLL(n) _Pragma(LEIR_STR_(unroll n))\n"
+       "#else\n#define LEIR_UNROLL(n) _Pragma(LEIR_STR_(GCC unroll n))\n#endif\n";
+  s += "static inline void* leir_alloc(size_t bytes) {\n"
+       "  void* p = aligned_alloc(64, (bytes + 63) / 64 * 64);\n"
+       "  if (!p) { fprintf(stderr, \"leir: out of memory\\n\"); _Exit(99); }\n"
+       "  return p;\n}\n";
+  return s;
+}
+
+namespace {
+
+bool is_half(DType t) { return t == DType::F16 || t == DType::BF16; }
+bool is_narrow_int(DType t) { return ir::is_int(t) && t != DType::I64 && t != DType::U64; }
+
+std::string round_half(DType t, const std::string& x) {
+  return std::string(t == DType::F16 ? "leir::round_f16(" : "leir::round_bf16(") + x + ")";
+}
+
+/// Converts C code `x` holding a value of static type `from` to type `to` (LEIR.md §8.3).
+std::string convert(const std::string& x, DType from, DType to) {
+  if (from == to || from == DType::Invalid) return x;
+  if (to == DType::Bool) return "(" + x + " != 0)";
+  if (is_half(to)) {
+    if (ir::is_float(from) && from != DType::F64) return round_half(to, x);
+    return round_half(to, "(float)(" + x + ")");
+  }
+  if (to == DType::F32) return is_half(from) ? x : "(float)(" + x + ")";
+  if (to == DType::F64) return "(double)(" + x + ")";
+  // integer target
+  if (ir::is_float(from)) return "leir::f2i<" + c_storage_type(to) + ">(" + x + ")";
+  return "(" + c_storage_type(to) + ")(" + x + ")";
+}
+
+std::string hexfloat(double d) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", d);
+  return buf;
+}
+
+}  // namespace
+
+std::string CEmitter::literal(const ConstVal& v, DType t) const {
+  if (t == DType::Bool) {
+    const bool b = v.kind == ConstVal::Bool ? v.b : v.kind == ConstVal::Int ? v.i != 0 : v.f != 0.0;
+    return b ? "true" : "false";
+  }
+  if (ir::is_float(t)) {
+    const double d = v.kind == ConstVal::Int ? round_to(double(v.i), t) : round_to(v.as_double(), t);
+    const bool f = t != DType::F64;
+    if (std::isnan(d)) return f ? "NAN" : "(double)NAN";
+    if (std::isinf(d)) return std::string(d < 0 ? "-" : "") + (f ? "INFINITY" : "HUGE_VAL");
+    std::string r = python_repr_in(d, f ? DType::F32 : DType::F64);  // value type: float or double
+    const bool exact = f ? double(std::strtof(r.c_str(), nullptr)) == d : std::strtod(r.c_str(), nullptr) == d;
+    if (!exact) r = hexfloat(d);
+    return "(" + r + (f ? "f" : "") + ")";
+  }
+  std::int64_t i = v.kind == ConstVal::Int ? v.i : static_cast<std::int64_t>(v.as_double());
+  if (t == DType::U64) return "UINT64_C(" + std::to_string(static_cast<std::uint64_t>(i)) + ")";
+  if (i == std::numeric_limits<std::int64_t>::min()) return "INT64_MIN";
+  return "((" + c_storage_type(t) + ")INT64_C(" + std::to_string(i) + "))";
+}
+
+std::string CEmitter::index(const Expr& e) const {
+  if (auto c = fold_constant(e); c && c->kind == ConstVal::Int) return "INT64_C(" + std::to_string(c->i) + ")";
+  switch (e.kind) {
+    case ExprKind::Var: return c_var(e.text);
+    case ExprKind::Ref: return "(int64_t)(" + load(e) + ")";
+    case ExprKind::Group: return index(e.args[0]);
+    case ExprKind::Neg: return "(-" + index(e.args[0]) + ")";
+    case ExprKind::Binary: {
+      const std::string a = index(e.args[0]), b = index(e.args[1]);
+      switch (e.bop) {
+        case BinOp::Add: return "(" + a + " + " + b + ")";
+        case BinOp::Sub: return "(" + a + " - " + b + ")";
+        case BinOp::Mul: return "(" + a + " * " + b + ")";
+        case BinOp::FloorDiv: return "leir::floordiv((int64_t)" + a + ", (int64_t)" + b + ")";
+        case BinOp::Mod: return "leir::floormod((int64_t)" + a + ", (int64_t)" + b + ")";
+        default: break;
+      }
+      break;
+    }
+    default: break;
+  }
+  return "0";  // unreachable for validated programs (E211)
+}
+
+std::string CEmitter::linear_index(const Expr& ref) const {
+  if (ref.args.empty()) return "0";
+  const auto& shape = p_.buffer(ref.text).shape;
+  std::string s = index(ref.args[0]);
+  for (std::size_t d = 1; d < ref.args.size(); ++d)
+    s = (d > 1 ? "(" + s + ")" : s) + " * " + std::to_string(shape[d]) + " + " + index(ref.args[d]);
+  return s;
+}
+
+std::string CEmitter::load(const Expr& ref) const {
+  const DType t = p_.buffer(ref.text).dtype;
+  const std::string a = ref.text + "[" + linear_index(ref) + "]";
+  if (t == DType::F16) return "leir::f16_to_float(" + a + ")";
+  if (t == DType::BF16) return "leir::bf16_to_float(" + a + ")";
+  return a;
+}
+
+std::string CEmitter::store(const Expr& ref, const std::string& v) const {
+  const DType t = p_.buffer(ref.text).dtype;
+  const std::string a = ref.text + "[" + linear_index(ref) + "]";
+  if (t == DType::F16) return a + " = leir::float_to_f16(" + v + ");";
+  if (t == DType::BF16) return a + " = leir::float_to_bf16(" + v + ");";
+  return a + " = " + v + ";";
+}
+
+std::string CEmitter::value(const Expr& e, DType want) const { return convert(raw(e), e.ty, want); }
+
+std::string CEmitter::raw(const Expr& e) const {
+  const DType t = e.ty;
+  if (e.kind == ExprKind::Group) return raw(e.args[0]);
+  if (auto c = fold_constant(e)) return literal(*c, t == DType::Invalid ? DType::F64 : t);
+  auto arg = [&](std::size_t i) { return value(e.args[i], operand_type(e, i)); };
+  // result of an arithmetic operation in type t: f16/bf16 rounded, narrow integers wrapped
+  auto arith = [&](const std::string& a, const std::string& op, const std::string& b) {
+    if (is_half(t)) return round_half(t, a + " " + op + " " + b);
+    if (is_narrow_int(t) || t == DType::Bool)
+      return "(" + c_storage_type(t) + ")((int64_t)" + a + " " + op + " (int64_t)" + b + ")";
+    return "(" + a + " " + op + " " + b + ")";
+  };
+  auto fdiv = [&](const char* fn) {
+    const std::string a = arg(0), b = arg(1);
+    if (ir::is_float(t)) {
+      const std::string r = std::string("leir::") + fn + "(" + a + ", " + b + ")";
+      return is_half(t) ? round_half(t, r) : r;
+    }
+    if (t == DType::U64) return std::string("leir::") + fn + "(" + a + ", " + b + ")";
+    return "(" + c_storage_type(t) + ")leir::" + fn + "((int64_t)" + a + ", (int64_t)" + b + ")";
+  };
+  switch (e.kind) {
+    case ExprKind::Var: return c_var(e.text);
+    case ExprKind::Ref: return load(e);
+    case ExprKind::Neg: {
+      const std::string a = arg(0);
+      if (is_narrow_int(t) || t == DType::Bool) return "(" + c_storage_type(t) + ")(-(int64_t)" + a + ")";
+      return "(-" + a + ")";
+    }
+    case ExprKind::Compare: {
+      std::string s;
+      for (std::size_t k = 0; k < e.cmps.size(); ++k) {
+        const DType ct = compare_type(e, k);
+        s += (k ? " && " : "") + ("(" + value(e.args[k], ct) + " " + std::string(ir::cmpop_text(e.cmps[k])) + " " +
+                                  value(e.args[k + 1], ct) + ")");
+      }
+      return e.cmps.size() > 1 ? "(" + s + ")" : s;
+    }
+    case ExprKind::Binary:
+      switch (e.bop) {
+        case BinOp::And: return "(" + arg(0) + " && " + arg(1) + ")";
+        case BinOp::Or: return "(" + arg(0) + " || " + arg(1) + ")";
+        case BinOp::Add: return arith(arg(0), "+", arg(1));
+        case BinOp::Sub: return arith(arg(0), "-", arg(1));
+        case BinOp::Mul: return arith(arg(0), "*", arg(1));
+        case BinOp::Div: return arith(arg(0), "/", arg(1));
+        case BinOp::FloorDiv: return fdiv("floordiv");
+        case BinOp::Mod: return fdiv("floormod");
+        case BinOp::Pow: {
+          const std::string r = "leir::pow(" + arg(0) + ", " + arg(1) + ")";
+          return is_half(t) ? round_half(t, r) : r;
+        }
+      }
+      break;
+    case ExprKind::Call: {
+      switch (e.fn) {
+        case Func::IfThenElse: return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
+        case Func::Max:
+        case Func::Min:
+          return std::string("leir::") + (e.fn == Func::Max ? "max" : "min") + "<" + c_value_type(t) + ">(" + arg(0) +
+                 ", " + arg(1) + ")";
+        case Func::Abs:
+          if (ir::is_float(t) || t == DType::U64) return "leir::abs(" + arg(0) + ")";
+          if (t == DType::Bool) return arg(0);
+          return "(" + c_storage_type(t) + ")leir::abs((int64_t)" + arg(0) + ")";
+        default: {
+          static const char* names[] = {"exp", "log", "sqrt", "abs", "erf"};
+          const std::string r = std::string("leir::") + names[static_cast<int>(e.fn)] + "(" + arg(0) + ")";
+          return is_half(t) ? round_half(t, r) : r;
+        }
+      }
+    }
+    default: break;
+  }
+  return "0";
+}
+
+void CEmitter::stmt(std::ostream& os, const ir::Stmt& s, int indent) const {
+  const std::string ind(static_cast<std::size_t>(indent) * 2, ' ');
+  const DType t = p_.buffer(s.lhs.text).dtype;
+  if (s.init != ir::InitKind::None) {
+    std::string cond;
+    for (const auto& r : s.reduction_vars) cond += (cond.empty() ? "" : " && ") + c_var(r) + " == 0";
+    const std::string st = store(s.lhs, literal(init_identity(s.init, t), t));
+    if (cond.empty()) os << ind << st << "\n";
+    else os << ind << "if (" << cond << ") " << st << "\n";
+  }
+  os << ind << store(s.lhs, value(s.rhs, t)) << "\n";
+}
+
+}  // namespace steptp::lower

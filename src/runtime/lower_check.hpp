@@ -1,0 +1,37 @@
+// Checking a compiled lowering against the reference interpreter: the C (or CUDA) code runs sandboxed on the
+// seeded inputs of LEIR.md §11 (seeds × distributions N and U), the interpreter runs typed (§8.2/§8.3) on the
+// same inputs, and every output element is compared with interp::elements_match (§11 step 4).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/task.hpp"
+#include "runtime/measure.hpp"
+
+namespace steptp::runtime {
+
+enum class LowerTarget { C, Cuda };
+
+struct LowerCheckOptions {
+  std::vector<std::uint64_t> seeds{0, 1, 2};
+  double tol_scale = 1.0;
+  SandboxLimits limits;
+  CompileOptions compile;             // C: cxx/flags; CUDA: cxx is the nvcc command ("" = $NVCC or nvcc)
+  std::string nvcc_flags = "-O3 -shared -Xcompiler -fPIC --expt-relaxed-constexpr";
+};
+
+struct LowerCheckResult {
+  bool ok = false;
+  std::string message;                // "" when ok; the first failure otherwise
+  double max_abs_err = 0, max_rel_err = 0;
+  int runs = 0;                       // kernel runs compared
+  double compile_seconds = 0;
+  std::string to_json() const;
+};
+
+/// Lowers, compiles (cached), runs and compares. Throws LeirError for an invalid task; every other failure
+/// (compile error, crash, timeout, interpreter error, mismatch) is reported in the result.
+LowerCheckResult check_lowering(const ir::Task& t, LowerTarget target, const LowerCheckOptions& opt = {});
+
+}  // namespace steptp::runtime

@@ -1,0 +1,140 @@
+// Sandboxed execution of generated code: crashes, hangs, OOM and compile errors of a kernel are reported as failed
+// measurements with their reason, and this test process keeps running. Also the compile cache and statistics.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "ir/parser.hpp"
+#include "lower/lower.hpp"
+#include "runtime/compile.hpp"
+#include "runtime/kernel.hpp"
+#include "runtime/sandbox.hpp"
+#include "../lower/lower_test_util.hpp"
+
+namespace steptp {
+namespace {
+
+runtime::MeasureOptions opts(double timeout = 10, std::uint64_t mem = 1ull << 30) {
+  runtime::MeasureOptions o;
+  o.repeats = 3;
+  o.warmup = 1;
+  o.limits.timeout_seconds = timeout;
+  o.limits.memory_bytes = mem;
+  o.compile.cache_dir = testing::test_cache_dir();
+  return o;
+}
+
+const std::vector<runtime::KernelBuffer> kBufs{{"A", ir::DType::F32, {4}, false}, {"C", ir::DType::F32, {4}, true}};
+
+interp::TensorMap inputs() {
+  interp::TensorMap m;
+  m["A"] = interp::Tensor{ir::DType::F32, {4}, {1, 2, 3, 4}};
+  return m;
+}
+
+runtime::MeasureResult measure_code(const std::string& body, const runtime::MeasureOptions& o) {
+  const std::string code = "#include <stdlib.h>\n#include <string.h>\n#include <new>\nextern \"C\" void leir_run_packed(void* const* b) {\n" +
+                           body + "\n}\n";
+  runtime::Compiled c;
+  try {
+    c = runtime::compile_c(code, o.compile);
+  } catch (const std::exception& e) {
+    runtime::MeasureResult r;
+    r.error = e.what();
+    return r;
+  }
+  return runtime::measure_so(c.so_path, kBufs, inputs(), o);
+}
+
+TEST(RuntimeSandbox, WorkingKernelIsTimedAndReturnsOutputs) {
+  const auto r = measure_code("const float* a = (const float*)b[0]; float* c = (float*)b[1];\n"
+                              "for (int i = 0; i < 4; ++i) c[i] = a[i] * 2;",
+                              opts());
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.repeats, 3);
+  EXPECT_GE(r.median, r.min);
+  EXPECT_GE(r.min, 0.0);
+}
+
+TEST(RuntimeSandbox, SegfaultIsReportedWithSignalName) {
+  const auto r = measure_code("volatile int* p = nullptr; *p = 1;", opts());
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("signal 11 (SIGSEGV)"), std::string::npos) << r.error;
+}
+
+TEST(RuntimeSandbox, InfiniteLoopTimesOut) {
+  const auto r = measure_code("volatile unsigned long x = 0; for (;;) ++x;", opts(1.5));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("timeout after 1.5 s"), std::string::npos) << r.error;
+}
+
+TEST(RuntimeSandbox, MemoryHogIsStoppedByTheLimit) {
+  // grows until allocation fails under RLIMIT_AS (256 MiB): std::bad_alloc reaches the runner -> exit 99
+  const auto r = measure_code("for (;;) { char* p = new char[1 << 24]; memset(p, 1, 1 << 24); }", opts(30, 256ull << 20));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("out of memory"), std::string::npos) << r.error;
+  // a hog that ignores allocation failure crashes instead: still reported, still survived
+  const auto r2 = measure_code("for (;;) { char* p = (char*)malloc(1 << 24); memset(p, 1, 1 << 24); }",
+                               opts(30, 256ull << 20));
+  EXPECT_FALSE(r2.ok);
+  EXPECT_NE(r2.error.find("SIGSEGV"), std::string::npos) << r2.error;
+}
+
+TEST(RuntimeSandbox, AbortAndExitStatusAreReported) {
+  EXPECT_NE(measure_code("abort();", opts()).error.find("SIGABRT"), std::string::npos);
+  EXPECT_EQ(measure_code("exit(7);", opts()).error, "exit status 7");
+}
+
+TEST(RuntimeSandbox, CompileErrorIsReported) {
+  const auto r = measure_code("this is not C++;", opts());
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error.rfind("compile error: ", 0), 0u) << r.error;
+}
+
+TEST(RuntimeCompile, CacheHitReturnsSamePathWithoutCompiling) {
+  const std::string code = "extern \"C\" int steptp_cache_probe() { return 42; }\n";
+  runtime::CompileOptions o;
+  o.cache_dir = testing::test_cache_dir() + "/probe-" + std::to_string(getpid());
+  const auto a = runtime::compile_c(code, o);
+  EXPECT_FALSE(a.cache_hit);
+  EXPECT_GT(a.compile_seconds, 0.0);
+  const auto b = runtime::compile_c(code, o);
+  EXPECT_TRUE(b.cache_hit);
+  EXPECT_EQ(b.compile_seconds, 0.0);
+  EXPECT_EQ(a.so_path, b.so_path);
+  o.flags += " -DX=1";  // flags are part of the key
+  EXPECT_NE(runtime::compile_c(code, o).so_path, a.so_path);
+  std::filesystem::remove_all(o.cache_dir);
+}
+
+TEST(RuntimeStats, MedianIqrMin) {
+  const auto s = runtime::time_stats({5, 1, 4, 2, 3});
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.iqr, 2);  // quartiles 2 and 4
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  const auto e = runtime::time_stats({1, 2, 3, 4});
+  EXPECT_DOUBLE_EQ(e.median, 2.5);
+  EXPECT_DOUBLE_EQ(e.iqr, 1.5);  // 1.75 .. 3.25
+}
+
+TEST(RuntimeMeasure, MeasuresLoweredTaskAndJson) {
+  ir::Task t;
+  t.workload = "scale";
+  t.known = {{"A", ir::Role::Input, ir::DType::F32, {64}}, {"C", ir::Role::Output, ir::DType::F32, {64}}};
+  t.program = ir::parse_program("B^{64}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx}*3;];");
+  auto o = opts();
+  o.threads = 2;
+  const auto r = runtime::measure(t, o);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.repeats, 3);
+  const std::string j = r.to_json();
+  EXPECT_NE(j.find("\"median\": "), std::string::npos);
+  EXPECT_NE(j.find("\"unit\": \"seconds\""), std::string::npos);
+  // the outputs of the compiled code
+  const auto out = runtime::run_compiled(t, interp::make_inputs(t, 0, interp::Distribution::Uniform), {}, o.compile);
+  const auto in = interp::make_inputs(t, 0, interp::Distribution::Uniform);
+  for (int i = 0; i < 64; ++i) EXPECT_FLOAT_EQ(out.at("C").data[i], float(in.at("A").data[i]) * 3.0f);
+}
+
+}  // namespace
+}  // namespace steptp
