@@ -197,36 +197,40 @@ std::vector<std::size_t> depths(const ir::Task& t, std::uint32_t i, std::uint32_
 
 ir::Scope scope_of(const std::string& s) { return s == "s" ? ir::Scope::Shared : ir::Scope::Local; }
 
-}  // namespace
-
-std::vector<Site> enumerate_cache_read_write(const ir::Task& t) {
+/// Sites of top-level nest path[0]: its direct body statements, in order.
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+  if (path.size() != 1) return {};
+  const std::uint32_t i = path[0];
+  const ir::Nest& n = t.program.nests[i];
   std::vector<Site> out;
-  for (std::uint32_t i = 0; i < t.program.nests.size(); ++i) {
-    const ir::Nest& n = t.program.nests[i];
-    for (std::uint32_t k = 0; k < n.body.size(); ++k) {
-      if (!n.body[k].is_stmt()) continue;
-      std::vector<Params> ps;
-      for (const auto& acc : accesses(t, i, k))
-        for (const char* sc : {"l", "s"})
-          for (std::size_t d : depths(t, i, k, acc)) {
-            analysis::NameAllocator names(t);
-            if (!build(t, i, acc, scope_of(sc), d, names).why.empty()) continue;
-            ps.push_back(Params{Param{"variant", acc.variant}, Param{"access", acc.text}, Param{"scope", sc},
-                                Param{"d", static_cast<std::int64_t>(d)}});
-          }
-      if (ps.empty()) continue;
-      SiteRef ref;
-      ref.nest = {i};
-      ref.stmt = k;
-      out.push_back(Site{ref, list_params(std::move(ps))});
-    }
+  for (std::uint32_t k = 0; k < n.body.size(); ++k) {
+    if (!n.body[k].is_stmt()) continue;
+    std::vector<Params> ps;
+    for (const auto& acc : accesses(t, i, k))
+      for (const char* sc : {"l", "s"})
+        for (std::size_t d : depths(t, i, k, acc)) {
+          analysis::NameAllocator names(t);
+          if (!build(t, i, acc, scope_of(sc), d, names).why.empty()) continue;
+          ps.push_back(Params{Param{"variant", acc.variant}, Param{"access", acc.text}, Param{"scope", sc},
+                              Param{"d", static_cast<std::int64_t>(d)}});
+        }
+    if (ps.empty()) continue;
+    SiteRef ref;
+    ref.nest = path;
+    ref.stmt = k;
+    out.push_back(Site{ref, list_params(std::move(ps))});
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<Site> enumerate_cache_read_write(const ir::Task& t) { return enumerate_by_nest(t, nest_sites); }
+
 Applied apply_cache_read_write(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("cache_read_write");
-  recheck(info, t, c);
+  if (c.strategy != info.name) throw_bad_params(c.id());
+  recheck_nest(t, c, nest_sites);
   const std::uint32_t i = c.ref.nest[0];
   const std::uint32_t k = *c.ref.stmt;
   const std::string variant = param_str(c, "variant");
