@@ -5,6 +5,10 @@
 // workload.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+
 #include "frontend/workloads.hpp"
 #include "graph_memory_test_util.hpp"
 #include "strategies/sample.hpp"
@@ -29,7 +33,12 @@ TEST(GraphMemoryPropertySlow, WorkloadsSmallShapes) {
     }
     ++tasks;
     for (const char* name : kMine) {
+      auto t0 = std::chrono::steady_clock::now();
       auto all = st::enumerate_candidates(*st::find(name), t);
+      auto t1 = std::chrono::steady_clock::now();
+      if (std::getenv("STEPTP_PROP_TRACE"))
+        std::cerr << w.name << " " << name << " enum " << std::chrono::duration<double>(t1 - t0).count() << "s "
+                  << all.size() << "\n";
       enumerated[name] += all.size();
       for (const auto& c : st::sample_candidates(all, 2, tasks)) {
         st::Applied a;

@@ -179,25 +179,25 @@ Plan plan(const ir::Task& t0, std::uint32_t i) {
   return p;
 }
 
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+  if (path.size() != 1) return {};
+  const ir::Nest& n = t.program.nests[path[0]];
+  if (n.body.size() != 1 || !n.body[0].is_stmt() || t.find_known(n.body[0].stmt().lhs.text)) return {};
+  if (!plan(t, path[0]).why.empty()) return {};
+  SiteRef ref;
+  ref.nest = path;
+  ref.stmt = 0;
+  return {Site{ref, no_params()}};
+}
+
 }  // namespace
 
-std::vector<Site> enumerate_compute_inline(const ir::Task& t) {
-  std::vector<Site> out;
-  for (std::uint32_t i = 0; i < t.program.nests.size(); ++i) {
-    const ir::Nest& n = t.program.nests[i];
-    if (n.body.size() != 1 || !n.body[0].is_stmt() || t.find_known(n.body[0].stmt().lhs.text)) continue;
-    if (!plan(t, i).why.empty()) continue;
-    SiteRef ref;
-    ref.nest = {i};
-    ref.stmt = 0;
-    out.push_back(Site{ref, no_params()});
-  }
-  return out;
-}
+std::vector<Site> enumerate_compute_inline(const ir::Task& t) { return enumerate_by_nest(t, nest_sites); }
 
 Applied apply_compute_inline(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("compute_inline");
-  recheck(info, t, c);
+  if (c.strategy != info.name) throw_bad_params(c.id());
+  recheck_nest(t, c, nest_sites);
   const std::uint32_t i = c.ref.nest[0];
   Plan p = plan(t, i);
   const ir::Stmt& st = t.program.nests[i].body[0].stmt();

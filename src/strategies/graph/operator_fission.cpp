@@ -78,27 +78,26 @@ Split split(const ir::Task& t, const analysis::NestPath& path, std::uint32_t cut
   return s;
 }
 
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+  const ir::Nest& n = *analysis::nest_at(t.program, path);
+  if (n.body.size() < 2) return {};
+  std::vector<Params> ps;
+  for (std::uint32_t cut = 1; cut < n.body.size(); ++cut)
+    if (split(t, path, cut).why.empty()) ps.push_back(Params{Param{"cut", static_cast<std::int64_t>(cut)}});
+  if (ps.empty()) return {};
+  SiteRef ref;
+  ref.nest = path;
+  return {Site{ref, list_params(std::move(ps))}};
+}
+
 }  // namespace
 
-std::vector<Site> enumerate_operator_fission(const ir::Task& t) {
-  std::vector<Site> out;
-  for (const auto& path : analysis::all_nest_paths(t.program)) {
-    const ir::Nest& n = *analysis::nest_at(t.program, path);
-    if (n.body.size() < 2) continue;
-    std::vector<Params> ps;
-    for (std::uint32_t cut = 1; cut < n.body.size(); ++cut)
-      if (split(t, path, cut).why.empty()) ps.push_back(Params{Param{"cut", static_cast<std::int64_t>(cut)}});
-    if (ps.empty()) continue;
-    SiteRef ref;
-    ref.nest = path;
-    out.push_back(Site{ref, list_params(std::move(ps))});
-  }
-  return out;
-}
+std::vector<Site> enumerate_operator_fission(const ir::Task& t) { return enumerate_by_nest(t, nest_sites); }
 
 Applied apply_operator_fission(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("operator_fission");
-  recheck(info, t, c);
+  if (c.strategy != info.name) throw_bad_params(c.id());
+  recheck_nest(t, c, nest_sites);
   const auto cut = static_cast<std::uint32_t>(param_int(c, "cut"));
   Split s = split(t, c.ref.nest, cut);
   const ir::Nest& n = *analysis::nest_at(t.program, c.ref.nest);

@@ -105,25 +105,26 @@ std::optional<Plan> plan(const ir::Task& t, std::uint32_t i) {
   return p;
 }
 
+/// The site of top-level nest path[0] (fused with its successor), if legal.
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+  if (path.size() != 1) return {};
+  auto p = plan(t, path[0]);
+  if (!p) return {};
+  std::vector<Params> ps{Params{Param{"demote", "keep"}}};
+  for (const auto& d : p->demotes) ps.push_back(Params{Param{"demote", d}});
+  SiteRef ref;
+  ref.nest = path;
+  return {Site{ref, list_params(std::move(ps))}};
+}
+
 }  // namespace
 
-std::vector<Site> enumerate_operator_fusion(const ir::Task& t) {
-  std::vector<Site> out;
-  for (std::uint32_t i = 0; i + 1 < t.program.nests.size(); ++i) {
-    auto p = plan(t, i);
-    if (!p) continue;
-    std::vector<Params> ps{Params{Param{"demote", "keep"}}};
-    for (const auto& d : p->demotes) ps.push_back(Params{Param{"demote", d}});
-    SiteRef ref;
-    ref.nest = {i};
-    out.push_back(Site{ref, list_params(std::move(ps))});
-  }
-  return out;
-}
+std::vector<Site> enumerate_operator_fusion(const ir::Task& t) { return enumerate_by_nest(t, nest_sites); }
 
 Applied apply_operator_fusion(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("operator_fusion");
-  recheck(info, t, c);
+  if (c.strategy != info.name) throw_bad_params(c.id());
+  recheck_nest(t, c, nest_sites);
   const std::uint32_t i = c.ref.nest[0];
   Plan p = *plan(t, i);
   const std::string demote = param_str(c, "demote");

@@ -13,7 +13,8 @@
 //        only as the accumulator of an implicit-init reduction (a continuing accumulator would lose its earlier
 //        contents in a fresh Y), and every reduction key is an inner loop. The nest becomes
 //        outer[ inner[ body with every O_s replaced by Y_s ]; inner_s[ O_s = Y_s; ]; ].
-// Every candidate must keep Y confined (analysis::confined, value-based flow) and the nest invariants. Y's dtype
+// Every candidate must keep Y confined and the nest invariants: by the structural proof of structurally_safe when it
+// applies, else by isl (loop::nest_invariants_broken, which includes confined(Y, scope), value-based flow). Y's dtype
 // is the cached buffer's effective dtype; its shape is inferred from s. Fresh name: Y. Class E.
 #include <set>
 
@@ -21,7 +22,6 @@
 #include "ir/validate.hpp"
 #include "ir/ranges.hpp"
 #include "strategies/analysis/access.hpp"
-#include "strategies/analysis/confined.hpp"
 #include "strategies/analysis/reduction.hpp"
 #include "strategies/analysis/refs.hpp"
 #include "strategies/common.hpp"
@@ -82,8 +82,38 @@ struct Built {
   std::string name;
   ir::Nest helper;                                   // the copy (read) or write-back (write) nest
   std::vector<std::int64_t> shape;
+  std::string method;                                // how confinement and the invariants were shown
   std::string why;
 };
+
+bool has_b_loop(const ir::Nest& n) {
+  for (const auto& l : n.loops)
+    if (l.kind == ir::LoopKind::B) return true;
+  for (const auto& it : n.body)
+    if (it.is_nest() && has_b_loop(it.nest())) return true;
+  return false;
+}
+
+/// Structural proof of confinement and of the nest invariants, used instead of isl when it applies. With every
+/// header B loop outer (depth rule) and no B loop in the original body's nested nests, every read of Y reads an
+/// element that the copy (read) or the writer (write; at the point with the reduction keys zeroed, which comes
+/// first) wrote earlier in the same iteration of the outer loops, and nothing else writes Y: Y is confined for l
+/// and s. The original statements keep their accesses up to the renaming of one buffer, so their dependences and
+/// loop kinds are unchanged; the only new conflicts could be on Y (and O for write-back) across iterations of an
+/// outer non-reducing P/V/B loop x, which a plain entry x in s excludes. Otherwise the isl path decides.
+bool structurally_safe(const ir::Nest& before, const ir::Nest& after, const ir::Expr& s, std::size_t d) {
+  for (const auto& it : before.body)
+    if (it.is_nest() && has_b_loop(it.nest())) return false;
+  for (std::size_t j = 0; j < d; ++j) {
+    const ir::Loop& l = before.loops[j];
+    if (l.kind == ir::LoopKind::L || l.kind == ir::LoopKind::U || l.extent <= 1) continue;
+    if (ir::is_reducing_loop(after, l.var)) continue;
+    bool plain = false;
+    for (const auto& e : s.args) plain = plain || (e.kind == ir::ExprKind::Var && e.text == l.var);
+    if (!plain) return false;
+  }
+  return true;
+}
 
 Built build(const ir::Task& t, std::uint32_t i, const Access& acc, ir::Scope scope, std::size_t d,
             analysis::NameAllocator& names) {
@@ -118,12 +148,12 @@ Built build(const ir::Task& t, std::uint32_t i, const Access& acc, ir::Scope sco
   }
   b.after = t;
   b.after.program.nests[i] = std::move(top);
-  if (!analysis::confined(b.after.program, b.name, scope)) {
-    b.why = "the cache would not be confined";
-    return b;
+  b.method = structurally_safe(n, b.after.program.nests[i], acc.ref, d) ? "structural" : "isl";
+  if (b.method == "isl") {
+    // nest_invariants_broken includes scopes_confined, i.e. confined(Y, scope) (value-based flow).
+    b.why = loop::nest_invariants_broken(b.after.program, i);
+    if (!b.why.empty()) return b;
   }
-  b.why = loop::nest_invariants_broken(b.after.program, i);
-  if (!b.why.empty()) return b;
   std::vector<const ir::Loop*> lp;
   for (const auto& l : n.loops) lp.push_back(&l);
   const ir::LoopBox box = ir::make_loop_box(lp);
@@ -167,36 +197,40 @@ std::vector<std::size_t> depths(const ir::Task& t, std::uint32_t i, std::uint32_
 
 ir::Scope scope_of(const std::string& s) { return s == "s" ? ir::Scope::Shared : ir::Scope::Local; }
 
-}  // namespace
-
-std::vector<Site> enumerate_cache_read_write(const ir::Task& t) {
+/// Sites of top-level nest path[0]: its direct body statements, in order.
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+  if (path.size() != 1) return {};
+  const std::uint32_t i = path[0];
+  const ir::Nest& n = t.program.nests[i];
   std::vector<Site> out;
-  for (std::uint32_t i = 0; i < t.program.nests.size(); ++i) {
-    const ir::Nest& n = t.program.nests[i];
-    for (std::uint32_t k = 0; k < n.body.size(); ++k) {
-      if (!n.body[k].is_stmt()) continue;
-      std::vector<Params> ps;
-      for (const auto& acc : accesses(t, i, k))
-        for (const char* sc : {"l", "s"})
-          for (std::size_t d : depths(t, i, k, acc)) {
-            analysis::NameAllocator names(t);
-            if (!build(t, i, acc, scope_of(sc), d, names).why.empty()) continue;
-            ps.push_back(Params{Param{"variant", acc.variant}, Param{"access", acc.text}, Param{"scope", sc},
-                                Param{"d", static_cast<std::int64_t>(d)}});
-          }
-      if (ps.empty()) continue;
-      SiteRef ref;
-      ref.nest = {i};
-      ref.stmt = k;
-      out.push_back(Site{ref, list_params(std::move(ps))});
-    }
+  for (std::uint32_t k = 0; k < n.body.size(); ++k) {
+    if (!n.body[k].is_stmt()) continue;
+    std::vector<Params> ps;
+    for (const auto& acc : accesses(t, i, k))
+      for (const char* sc : {"l", "s"})
+        for (std::size_t d : depths(t, i, k, acc)) {
+          analysis::NameAllocator names(t);
+          if (!build(t, i, acc, scope_of(sc), d, names).why.empty()) continue;
+          ps.push_back(Params{Param{"variant", acc.variant}, Param{"access", acc.text}, Param{"scope", sc},
+                              Param{"d", static_cast<std::int64_t>(d)}});
+        }
+    if (ps.empty()) continue;
+    SiteRef ref;
+    ref.nest = path;
+    ref.stmt = k;
+    out.push_back(Site{ref, list_params(std::move(ps))});
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<Site> enumerate_cache_read_write(const ir::Task& t) { return enumerate_by_nest(t, nest_sites); }
+
 Applied apply_cache_read_write(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("cache_read_write");
-  recheck(info, t, c);
+  if (c.strategy != info.name) throw_bad_params(c.id());
+  recheck_nest(t, c, nest_sites);
   const std::uint32_t i = c.ref.nest[0];
   const std::uint32_t k = *c.ref.stmt;
   const std::string variant = param_str(c, "variant");
@@ -222,9 +256,9 @@ Applied apply_cache_read_write(const ir::Task& t, const Candidate& c) {
   for (std::size_t j = 0; j < d; ++j) outer += ir::print_loop(n.loops[j]);
   f.set("outer_loops", outer);
   f.set("copied_region", {{"helper", ir::print_nest(b.helper)}, {"shape", b.shape}});
-  f.legality("confined(" + b.name + ", " + scope + ")", "isl", true,
+  f.legality("confined(" + b.name + ", " + scope + ")", b.method, true,
              "the cache is read only in the iteration of the first " + std::to_string(d) + " loops that fills it");
-  f.legality("nest invariants (parallel loops, scope confinement)", "isl", true);
+  f.legality("nest invariants (parallel loops, scope confinement)", b.method, true);
   f.cost("elements_added", numel);
   f.cost("bytes_added", numel * ir::dtype_bytes(analysis::effective_dtype(t, acc.ref)));
   return finish(t, std::move(b.after), std::move(f), Exactness::Exact, &names);

@@ -108,33 +108,34 @@ Params without_access(const Params& ps) {
   return out;
 }
 
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+  if (path.size() != 1) return {};
+  const std::uint32_t i = path[0];
+  std::vector<Params> ps;
+  for (const auto& o : operands(t, i)) {
+    ParamSpace sp = layout_params(o.extents);
+    for (std::uint64_t k = 0; k < sp.size(); ++k) {
+      Params p = sp.at(k);
+      analysis::NameAllocator names(t);
+      if (!build(t, i, o, layout_from_params(p, o.extents), names).why.empty()) continue;
+      p.insert(p.begin(), Param{"access", o.text});
+      ps.push_back(std::move(p));
+    }
+  }
+  if (ps.empty()) return {};
+  SiteRef ref;
+  ref.nest = path;
+  return {Site{ref, list_params(std::move(ps))}};
+}
+
 }  // namespace
 
-std::vector<Site> enumerate_layout_transformation(const ir::Task& t) {
-  std::vector<Site> out;
-  for (std::uint32_t i = 0; i < t.program.nests.size(); ++i) {
-    std::vector<Params> ps;
-    for (const auto& o : operands(t, i)) {
-      ParamSpace sp = layout_params(o.extents);
-      for (std::uint64_t k = 0; k < sp.size(); ++k) {
-        Params p = sp.at(k);
-        analysis::NameAllocator names(t);
-        if (!build(t, i, o, layout_from_params(p, o.extents), names).why.empty()) continue;
-        p.insert(p.begin(), Param{"access", o.text});
-        ps.push_back(std::move(p));
-      }
-    }
-    if (ps.empty()) continue;
-    SiteRef ref;
-    ref.nest = {i};
-    out.push_back(Site{ref, list_params(std::move(ps))});
-  }
-  return out;
-}
+std::vector<Site> enumerate_layout_transformation(const ir::Task& t) { return enumerate_by_nest(t, nest_sites); }
 
 Applied apply_layout_transformation(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("layout_transformation");
-  recheck(info, t, c);
+  if (c.strategy != info.name) throw_bad_params(c.id());
+  recheck_nest(t, c, nest_sites);
   const std::uint32_t i = c.ref.nest[0];
   const std::string access = param_str(c, "access");
   Operand op;
