@@ -1,0 +1,92 @@
+// `steptp apply --strategy NAME TASK.json [--all | --max K --seed S] [--verify] [-o OUT.jsonl]`
+// Enumerates the candidates of one strategy on a task (STRATEGIES.md §5) and writes one JSON object per line:
+//   {"task": <after-task object>, "strategy", "candidate": id, "params": {..}, "class": "E|R|D|P",
+//    "facts": {..}, "equivalence": <interp::EquivResult JSON, with --verify>}
+// Default is --all. --max K draws K candidates with std::mt19937_64{S} (strategy::sample_candidates).
+// Exit codes: 0 ok; 1 a candidate failed to apply or (with --verify) was not equivalent; 2 bad input (unreadable
+// or invalid task: the validator's error; unknown strategy).
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "ir/task.hpp"
+#include "ir/validate.hpp"
+#include "strategies/registry.hpp"
+#include "strategies/sample.hpp"
+
+namespace steptp::cli {
+namespace {
+
+struct ApplyOpts {
+  std::string strategy, file, out;
+  bool all = false, verify = false;
+  std::size_t max = 0;
+  std::uint64_t seed = 0;
+};
+
+int run_apply(const ApplyOpts& o) {
+  const strategy::StrategyInfo* s = strategy::find(o.strategy);
+  if (!s) return fail("unknown strategy '" + o.strategy + "' (see `steptp strategies list`)");
+  ir::Task t;
+  try {
+    t = ir::read_task_file(o.file);
+    ir::validate_or_throw(t);
+  } catch (const ir::LeirError& e) {
+    return fail(o.file + ": " + e.diag().headline());
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  auto cands = strategy::enumerate_candidates(*s, t);
+  if (!o.all && o.max > 0) cands = strategy::sample_candidates(cands, o.max, o.seed);
+  std::ostringstream out;
+  int failures = 0;
+  for (const auto& c : cands) {
+    nlohmann::json rec;
+    try {
+      strategy::Applied a = s->apply(t, c);
+      rec["task"] = nlohmann::json::parse(ir::task_to_json(a.task));
+      rec["strategy"] = std::string(s->name);
+      rec["candidate"] = c.id();
+      nlohmann::json params = nlohmann::json::object();
+      for (const auto& p : c.params) params[p.name] = p.value;
+      rec["params"] = params;
+      rec["class"] = std::string(1, strategy::exactness_letter(a.cls));
+      rec["facts"] = a.facts;
+      if (o.verify) return fail("--verify needs the interpreter, which is not built yet");
+    } catch (const strategy::StrategyError& e) {
+      ++failures;
+      std::cerr << "steptp: " << c.id() << ": " << e.code() << " " << e.what() << "\n";
+      continue;
+    }
+    out << rec.dump() << "\n";
+  }
+  try {
+    if (o.out.empty()) std::cout << out.str();
+    else ir::write_file_atomic(o.out, out.str());
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  std::cerr << cands.size() << " candidate(s)" << (failures ? ", " + std::to_string(failures) + " failed" : "")
+            << "\n";
+  return failures ? 1 : 0;
+}
+
+CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
+  auto o = std::make_shared<ApplyOpts>();
+  auto* sub = app.add_subcommand("apply", "Apply one strategy's candidates to a task; JSONL with facts");
+  sub->add_option("--strategy", o->strategy, "Strategy name (steptp strategies list)")->required();
+  sub->add_option("task", o->file, "Task file (.json object or JSONL: first task)")->required();
+  auto* all = sub->add_flag("--all", o->all, "Every candidate (default)");
+  auto* mx = sub->add_option("--max", o->max, "Draw at most K candidates (with --seed)");
+  sub->add_option("--seed", o->seed, "Seed of the candidate draw (std::mt19937_64)");
+  all->excludes(mx);
+  sub->add_flag("--verify", o->verify, "Check each candidate with the equivalence checker (exact for class E)");
+  sub->add_option("-o,--output", o->out, "Write the JSONL here (atomically) instead of stdout");
+  return [o] { return run_apply(*o); };
+});
+
+}  // namespace
+}  // namespace steptp::cli

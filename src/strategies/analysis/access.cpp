@@ -1,0 +1,51 @@
+#include "strategies/analysis/access.hpp"
+
+namespace steptp::strategy::analysis {
+namespace {
+void reads_rec(const ir::Expr& e, bool lazy, bool gather, std::vector<Access>& out) {
+  if (e.kind == ir::ExprKind::Ref) {
+    out.push_back(Access{&e, false, lazy, gather});
+    for (const auto& c : e.args) reads_rec(c, lazy, true, out);
+    return;
+  }
+  if (e.kind == ir::ExprKind::Call && e.fn == ir::Func::IfThenElse) {
+    reads_rec(e.args[0], lazy, gather, out);
+    reads_rec(e.args[1], true, gather, out);
+    reads_rec(e.args[2], true, gather, out);
+    return;
+  }
+  for (const auto& c : e.args) reads_rec(c, lazy, gather, out);
+}
+void nest_buffers_rec(const ir::Nest& n, NestBuffers& b) {
+  for (const auto& it : n.body) {
+    if (it.is_nest()) {
+      nest_buffers_rec(it.nest(), b);
+      continue;
+    }
+    for (const auto& a : stmt_accesses(it.stmt())) (a.write ? b.written : b.read).insert(a.buffer());
+  }
+}
+}  // namespace
+
+std::vector<Access> stmt_accesses(const ir::Stmt& s) {
+  std::vector<Access> out;
+  out.push_back(Access{&s.lhs, true, false, false});
+  for (const auto& c : s.lhs.args) reads_rec(c, false, true, out);
+  reads_rec(s.rhs, false, false, out);
+  return out;
+}
+
+NestBuffers nest_buffers(const ir::Nest& n) {
+  NestBuffers b;
+  nest_buffers_rec(n, b);
+  return b;
+}
+
+bool has_gather(const ir::Expr& ref) {
+  bool g = false;
+  for (const auto& c : ref.args)
+    ir::visit_expr(c, [&](const ir::Expr& x) { g = g || x.kind == ir::ExprKind::Ref; });
+  return g;
+}
+
+}  // namespace steptp::strategy::analysis

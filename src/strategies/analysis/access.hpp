@@ -1,0 +1,31 @@
+// Buffer accesses of statements and nests (STRATEGIES.md §1 "Access", "Lazy branch").
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/ast.hpp"
+
+namespace steptp::strategy::analysis {
+
+struct Access {
+  const ir::Expr* ref = nullptr;  // the Ref node (name ref->text, subscript ref->args)
+  bool write = false;             // the statement's LHS
+  bool lazy = false;              // inside the 2nd or 3rd argument of an if_then_else (at any depth)
+  bool gather = false;            // inside a subscript entry of another reference
+  const std::string& buffer() const { return ref->text; }
+};
+
+/// Accesses of one statement: the write first, then reads in pre-order (LHS subscript gathers, then the RHS).
+std::vector<Access> stmt_accesses(const ir::Stmt& s);
+
+/// Buffers read / written anywhere in a nest (nested nests included).
+struct NestBuffers {
+  std::set<std::string> read, written;
+};
+NestBuffers nest_buffers(const ir::Nest& n);
+
+/// Does any subscript entry of `ref` contain a buffer reference (a gather)?
+bool has_gather(const ir::Expr& ref);
+
+}  // namespace steptp::strategy::analysis

@@ -1,0 +1,61 @@
+#include "strategies/analysis/confined.hpp"
+
+#include <cstdint>
+#include <set>
+
+#include "strategies/analysis/access.hpp"
+#include "strategies/analysis/deps.hpp"
+#include "strategies/analysis/locate.hpp"
+
+namespace steptp::strategy::analysis {
+
+bool confined(const ir::Program& p, const std::string& buffer, ir::Scope scope) {
+  if (scope == ir::Scope::Global) return true;
+  int top = -1;
+  for (std::uint32_t i = 0; i < p.nests.size(); ++i) {
+    auto b = nest_buffers(p.nests[i]);
+    if (b.read.count(buffer) || b.written.count(buffer)) {
+      if (top >= 0) return false;  // two top-level nests (E214)
+      top = static_cast<int>(i);
+    }
+  }
+  if (top < 0) return true;
+  const ir::Nest& n = p.nests[top];
+  int first_b = -1;
+  for (std::size_t k = 0; k < n.loops.size(); ++k)
+    if (n.loops[k].kind == ir::LoopKind::B) {
+      first_b = static_cast<int>(k);
+      break;
+    }
+  if (first_b < 0) return false;
+  auto stmts = poly_stmts(p, static_cast<std::uint32_t>(top));
+  auto ctxs = collect_stmts(n, NestPath{static_cast<std::uint32_t>(top)});
+  std::vector<std::size_t> prefix(stmts.size(), SIZE_MAX);
+  for (std::size_t j = 0; j < ctxs.size(); ++j) {
+    bool reads = false;
+    for (const auto& a : stmt_accesses(*ctxs[j].stmt)) reads = reads || (!a.write && a.buffer() == buffer);
+    if (!reads) continue;
+    // Flattened loop k of a statement sits at schedule dim 1 + 2k.
+    std::size_t d = 1 + 2 * static_cast<std::size_t>(first_b);
+    if (scope == ir::Scope::Local)
+      for (std::size_t k = 0; k < ctxs[j].loops.size(); ++k)
+        if (ctxs[j].loops[k]->kind == ir::LoopKind::B) d = std::max(d, 1 + 2 * k);
+    prefix[j] = d;
+  }
+  return raw_deps_within_prefix(stmts, buffer, prefix);
+}
+
+bool scopes_confined(const ir::Program& p, std::uint32_t top, std::string* detail) {
+  std::set<std::pair<std::string, ir::Scope>> bufs;
+  for (const auto& sc : collect_stmts(p.nests.at(top), NestPath{top}))
+    for (const auto& a : stmt_accesses(*sc.stmt))
+      if (a.ref->scope != ir::Scope::Global) bufs.insert({a.buffer(), a.ref->scope});
+  for (const auto& [b, s] : bufs)
+    if (!confined(p, b, s)) {
+      if (detail) *detail = "buffer " + b + " is no longer confined to its scope";
+      return false;
+    }
+  return true;
+}
+
+}  // namespace steptp::strategy::analysis

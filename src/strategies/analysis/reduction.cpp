@@ -1,0 +1,82 @@
+#include "strategies/analysis/reduction.hpp"
+
+#include "ir/validate.hpp"
+
+namespace steptp::strategy::analysis {
+
+std::string_view reduce_op_text(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Add: return "+";
+    case ReduceOp::Sub: return "-";
+    case ReduceOp::Mul: return "*";
+    case ReduceOp::Max: return "max";
+    case ReduceOp::Min: return "min";
+  }
+  return "?";
+}
+
+namespace {
+bool mentions_buffer(const ir::Expr& e, const std::string& name) {
+  bool f = false;
+  ir::visit_expr(e, [&](const ir::Expr& x) { f = f || x.is_ref(name); });
+  return f;
+}
+}  // namespace
+
+std::optional<Reduction> match_reduction(const ir::Stmt& s, const std::vector<const ir::Loop*>& loops) {
+  const ir::Expr& r = s.rhs;
+  Reduction red;
+  const ir::Expr* first = nullptr;
+  const ir::Expr* second = nullptr;
+  if (r.kind == ir::ExprKind::Binary &&
+      (r.bop == ir::BinOp::Add || r.bop == ir::BinOp::Sub || r.bop == ir::BinOp::Mul)) {
+    red.op = r.bop == ir::BinOp::Add ? ReduceOp::Add : r.bop == ir::BinOp::Sub ? ReduceOp::Sub : ReduceOp::Mul;
+  } else if (r.kind == ir::ExprKind::Call && (r.fn == ir::Func::Max || r.fn == ir::Func::Min)) {
+    red.op = r.fn == ir::Func::Max ? ReduceOp::Max : ReduceOp::Min;
+  } else {
+    return std::nullopt;
+  }
+  first = &r.args[0];
+  second = &r.args[1];
+  if (!(*first == s.lhs)) return std::nullopt;
+  if (mentions_buffer(*second, s.lhs.text)) return std::nullopt;
+  red.acc = s.lhs.text;
+  red.lhs = &s.lhs;
+  red.acc_read = first;
+  red.operand = second;
+  for (const auto* l : loops) {
+    if (ir::mentions_var(s.lhs, l->var)) red.spatial_keys.push_back(l->var);
+    else if (ir::mentions_var(s.rhs, l->var)) red.reduction_keys.push_back(l->var);
+    else red.unused_keys.push_back(l->var);
+  }
+  return red;
+}
+
+bool written_before(const ir::Program& p, const ir::Stmt* s, const std::string& buf) {
+  bool found = false, before = false;
+  ir::for_each_stmt(p, [&](const ir::Stmt& st, const auto&, std::size_t) {
+    if (found) return;
+    if (&st == s) {
+      found = true;
+      return;
+    }
+    if (st.lhs.text == buf) before = true;
+  });
+  return before;
+}
+
+std::optional<Reduction> match_reduction(const ir::Program& p, const StmtCtx& sc) {
+  auto r = match_reduction(*sc.stmt, sc.loops);
+  if (r) r->implicit_init = !written_before(p, sc.stmt, r->acc);
+  return r;
+}
+
+bool is_prefix_form(const ir::Stmt& s) {
+  bool other = false;
+  ir::visit_expr(s.rhs, [&](const ir::Expr& x) {
+    if (x.is_ref(s.lhs.text) && !(x == s.lhs)) other = true;
+  });
+  return other;
+}
+
+}  // namespace steptp::strategy::analysis

@@ -1,0 +1,167 @@
+// operator_fusion (STRATEGIES.md §11 entry 0): merge top-level nests i and i+1 whose headers are equal up to a
+// bijective, order-preserving key renaming (same kinds and extents at each position) into one nest that runs
+// body i, then body i+1 with its header keys renamed to nest i's by position (simultaneously).
+// Legality: the fused schedule respects every dependence between the two bodies (isl, §7.1: reschedule_range +
+// check_schedule), and the fused nest keeps the nest invariants (parallel loops inside a bound loop, §8.5 parallel
+// loops dependence-free, scope confinement). Structural rejections (never invalid output): a nested key of nest
+// i+1 equal to one of nest i's header keys (E112), two B loops selecting one hardware axis (E114).
+// Param `demote` in {keep, l, s}: l/s set that scope on every non-known buffer accessed only inside the fused nest;
+// offered when at least one such buffer exists and every one passes confined(buffer, scope) (§7.4). Known
+// buffers never change scope (B15). Class E.
+#include <set>
+
+#include "ir/printer.hpp"
+#include "strategies/analysis/access.hpp"
+#include "strategies/analysis/binding.hpp"
+#include "strategies/analysis/confined.hpp"
+#include "strategies/analysis/deps.hpp"
+#include "strategies/analysis/names.hpp"
+#include "strategies/analysis/refs.hpp"
+#include "strategies/analysis/subst.hpp"
+#include "strategies/common.hpp"
+#include "strategies/graph/graph.hpp"
+#include "strategies/loop/loop_util.hpp"
+
+namespace steptp::strategy::graph {
+namespace {
+
+struct Plan {
+  ir::Task after;                            // fused, scopes unchanged
+  std::map<std::string, std::string> renaming;  // nest i+1 key -> nest i key (changed keys only)
+  std::vector<analysis::KeyMap> old_key_of;  // per statement of the fused nest
+  analysis::ScheduleCheck deps;
+  std::vector<std::string> local;            // non-known buffers accessed only in the fused nest
+  std::vector<std::string> demotes;          // "l" / "s" that every local buffer passes
+};
+
+void clear_inner_tails(ir::Nest& n) {
+  for (std::size_t k = 0; k + 1 < n.body.size(); ++k)
+    if (n.body[k].is_nest()) n.body[k].nest().tail = false;
+}
+
+std::optional<Plan> plan(const ir::Task& t, std::uint32_t i) {
+  const auto& nests = t.program.nests;
+  if (i + 1 >= nests.size()) return std::nullopt;
+  const ir::Nest& a = nests[i];
+  const ir::Nest& b = nests[i + 1];
+  if (a.loops.size() != b.loops.size()) return std::nullopt;
+  Plan p;
+  analysis::KeyMap km;  // nest i+1 key -> nest i key
+  for (std::size_t k = 0; k < a.loops.size(); ++k) {
+    if (a.loops[k].kind != b.loops[k].kind || a.loops[k].extent != b.loops[k].extent) return std::nullopt;
+    if (a.loops[k].var != b.loops[k].var) {
+      p.renaming[b.loops[k].var] = a.loops[k].var;
+      km[b.loops[k].var] = ir::make_var(a.loops[k].var);
+    }
+  }
+  // Nested keys of nest i+1 must not collide with the (new) header keys.
+  std::set<std::string> nested;
+  for (const auto& it : b.body)
+    if (it.is_nest()) analysis::collect_keys(it.nest(), nested);
+  for (const auto& l : a.loops)
+    if (nested.count(l.var)) return std::nullopt;
+
+  ir::Nest second = b;
+  analysis::substitute(second, km);
+  ir::Nest fused = a;
+  for (auto& it : second.body) fused.body.push_back(std::move(it));
+  clear_inner_tails(fused);
+  if (!analysis::hw_tags_distinct(fused)) return std::nullopt;
+
+  p.after = t;
+  auto& an = p.after.program.nests;
+  an[i] = std::move(fused);
+  an.erase(an.begin() + i + 1);
+
+  const std::size_t n1 = analysis::collect_stmts(a, {i}).size();
+  const std::size_t n2 = analysis::collect_stmts(b, {i + 1}).size();
+  p.old_key_of.assign(n1, {});
+  p.old_key_of.insert(p.old_key_of.end(), n2, km);
+  p.deps = analysis::check_schedule(analysis::reschedule_range(t.program, i, i + 2, p.after.program, i, i + 1,
+                                                               p.old_key_of));
+  if (!p.deps.legal) return std::nullopt;
+  if (!loop::nest_invariants_broken(p.after.program, i).empty()) return std::nullopt;
+
+  // Buffers local to the fused nest.
+  auto fb = analysis::nest_buffers(an[i]);
+  std::set<std::string> used(fb.read.begin(), fb.read.end());
+  used.insert(fb.written.begin(), fb.written.end());
+  for (std::uint32_t k = 0; k < an.size(); ++k) {
+    if (k == i) continue;
+    auto ob = analysis::nest_buffers(an[k]);
+    for (const auto& x : ob.read) used.erase(x);
+    for (const auto& x : ob.written) used.erase(x);
+  }
+  for (const auto& x : used)
+    if (!t.find_known(x)) p.local.push_back(x);
+  for (auto [name, scope] : {std::pair{"l", ir::Scope::Local}, std::pair{"s", ir::Scope::Shared}}) {
+    bool all = !p.local.empty(), changes = false;
+    for (const auto& x : p.local) {
+      analysis::for_each_ref(an[i], x, [&](ir::Expr& r) { changes = changes || r.scope != scope; });
+      all = all && analysis::confined(p.after.program, x, scope);
+    }
+    if (all && changes) p.demotes.push_back(name);  // a demotion that changes nothing is not offered
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<Site> enumerate_operator_fusion(const ir::Task& t) {
+  std::vector<Site> out;
+  for (std::uint32_t i = 0; i + 1 < t.program.nests.size(); ++i) {
+    auto p = plan(t, i);
+    if (!p) continue;
+    std::vector<Params> ps{Params{Param{"demote", "keep"}}};
+    for (const auto& d : p->demotes) ps.push_back(Params{Param{"demote", d}});
+    SiteRef ref;
+    ref.nest = {i};
+    out.push_back(Site{ref, list_params(std::move(ps))});
+  }
+  return out;
+}
+
+Applied apply_operator_fusion(const ir::Task& t, const Candidate& c) {
+  const StrategyInfo& info = info_of("operator_fusion");
+  recheck(info, t, c);
+  const std::uint32_t i = c.ref.nest[0];
+  Plan p = *plan(t, i);
+  const std::string demote = param_str(c, "demote");
+  nlohmann::json scope_changes = nlohmann::json::array();
+  if (demote != "keep") {
+    const ir::Scope sc = demote == "l" ? ir::Scope::Local : ir::Scope::Shared;
+    for (const auto& x : p.local) {
+      ir::Scope before = ir::Scope::Global;
+      analysis::for_each_ref(p.after.program.nests[i], x, [&](ir::Expr& r) { before = r.scope; });
+      if (before == sc) continue;
+      analysis::set_scope(p.after.program.nests[i], x, sc);
+      scope_changes.push_back({{"buffer", x},
+                               {"scope_before", std::string(ir::scope_name(before))},
+                               {"scope_after", demote},
+                               {"confinement", "confined(" + x + ", " + demote + ") holds (isl value-based flow)"}});
+    }
+  }
+  const auto& a = t.program.nests[i];
+  const auto& b = t.program.nests[i + 1];
+  auto ba = analysis::nest_buffers(a);
+  auto bb = analysis::nest_buffers(b);
+  nlohmann::json carried = nlohmann::json::array();
+  for (const auto& x : ba.written)
+    if (bb.read.count(x)) carried.push_back(x);
+
+  Facts f(info, c);
+  f.site_nest(t.program, c.ref.nest);
+  f.set("pair", {i, i + 1});
+  f.set("headers", {print_header(a), print_header(b)});
+  f.set("key_renaming", p.renaming);
+  f.set("carried_buffers", carried);
+  f.set("scope_changes", scope_changes);
+  f.set("local_buffers", p.local);
+  f.legality("fused schedule respects every dependence between the two bodies", "isl", true,
+             std::to_string(p.deps.dependences) + " dependence relations respected" +
+                 (carried.empty() ? std::string() : "; carried buffers " + carried.dump()));
+  f.legality("nest invariants (parallel loops, scope confinement)", "isl", true);
+  return finish(t, std::move(p.after), std::move(f), Exactness::Exact);
+}
+
+}  // namespace steptp::strategy::graph

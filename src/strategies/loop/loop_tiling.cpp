@@ -1,0 +1,128 @@
+// loop_tiling (STRATEGIES.md §11 entry 10): tile adjacent loops x (position j) and y (j+1) of one header with
+// tile-loop extents (fx0, fy0): header ... L^{fx0}_{kx} L^{fy0}_{ky} x^{fx1} y^{fy1} ..., every use x -> kx*fx1+x,
+// y -> ky*fy1+y. Site: both extents composite and the band {x, y} fully permutable: the interchanged schedule
+// respects every non-reduction dependence (isl, §7.1; equivalent to all dependence distances on x and y being
+// >= 0), or both loops pass §7.2. Class from isl on the tiled schedule: R when a + - * reduction dependence is
+// reordered, else E (tiling a single reduction loop keeps each element's accumulation order).
+#include "ir/printer.hpp"
+#include "strategies/analysis/access.hpp"
+#include "strategies/analysis/deps.hpp"
+#include "strategies/analysis/names.hpp"
+#include "strategies/analysis/parallel.hpp"
+#include "strategies/analysis/subst.hpp"
+#include "strategies/common.hpp"
+#include "strategies/loop/loop.hpp"
+#include "strategies/loop/loop_util.hpp"
+
+namespace steptp::strategy::loop {
+namespace {
+
+struct Tiled {
+  ir::Task task;
+  std::string kx, ky;
+  analysis::KeyMap old_key_of;
+};
+
+Tiled tile(const ir::Task& t, const analysis::NestPath& path, std::uint32_t j, std::int64_t fx0, std::int64_t fy0,
+           analysis::NameAllocator& names) {
+  Tiled r{t, "", "", {}};
+  ir::Nest& n = *analysis::nest_at(r.task.program, path);
+  const ir::Loop x = n.loops[j], y = n.loops[j + 1];
+  const std::int64_t fx1 = x.extent / fx0, fy1 = y.extent / fy0;
+  auto visible = analysis::visible_keys(t.program, path);
+  r.kx = names.key(visible);
+  r.ky = names.key(visible);
+  r.old_key_of[x.var] = analysis::split_index(r.kx, fx1, x.var);
+  r.old_key_of[y.var] = analysis::split_index(r.ky, fy1, y.var);
+  analysis::substitute(n, r.old_key_of);
+  n.loops[j].extent = fx1;
+  n.loops[j + 1].extent = fy1;
+  n.loops.insert(n.loops.begin() + j, {ir::Loop{ir::LoopKind::L, fx0, r.kx, 0}, ir::Loop{ir::LoopKind::L, fy0, r.ky, 0}});
+  return r;
+}
+
+/// Band permutability of (j, j+1): the interchange of the two loops is legal.
+std::pair<bool, std::string> permutable(const ir::Task& t, const analysis::NestPath& path, std::uint32_t j) {
+  const ir::Nest& n = *analysis::nest_at(t.program, path);
+  if (analysis::parallel_by_inspection(n, n.loops[j].var) && analysis::parallel_by_inspection(n, n.loops[j + 1].var))
+    return {true, "syntactic"};
+  ir::Task sw = t;
+  auto& loops = analysis::nest_at(sw.program, path)->loops;
+  std::swap(loops[j], loops[j + 1]);
+  auto chk = analysis::check_schedule(analysis::reschedule_stmts(t.program, sw.program, path[0], {}));
+  return {chk.legal, "isl"};
+}
+
+bool has_scoped_buffers(const ir::Nest& n) {
+  for (const auto& sc : analysis::collect_stmts(n, {0}))
+    for (const auto& a : analysis::stmt_accesses(*sc.stmt))
+      if (a.ref->scope != ir::Scope::Global) return true;
+  return false;
+}
+
+}  // namespace
+
+namespace {
+std::vector<Site> tiling_sites(const ir::Task& t, const analysis::NestPath& path) {
+  std::vector<Site> out;
+  const ir::Nest& n = *analysis::nest_at(t.program, path);
+  for (std::uint32_t j = 0; j + 1 < n.loops.size(); ++j) {
+    auto dx = proper_divisors(n.loops[j].extent), dy = proper_divisors(n.loops[j + 1].extent);
+    if (dx.empty() || dy.empty()) continue;
+    if (!permutable(t, path, j).first) continue;
+    const bool scoped = has_scoped_buffers(t.program.nests[path[0]]);
+    std::vector<Params> ps;
+    for (auto fx : dx)
+      for (auto fy : dy) {
+        if (scoped) {
+          analysis::NameAllocator names(t);
+          Tiled r = tile(t, path, j, fx, fy, names);
+          if (!nest_invariants_broken(r.task.program, path[0]).empty()) continue;
+        }
+        ps.push_back(Params{Param{"fx0", fx}, Param{"fy0", fy}});
+      }
+    if (ps.empty()) continue;
+    SiteRef ref;
+    ref.nest = path;
+    ref.loop = j;
+    out.push_back(Site{ref, list_params(std::move(ps))});
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<Site> enumerate_tiling(const ir::Task& t) { return enumerate_by_nest(t, tiling_sites); }
+
+Applied apply_tiling(const ir::Task& t, const Candidate& c) {
+  const StrategyInfo& info = info_of("loop_tiling");
+  recheck_nest(t, c, tiling_sites);
+  const std::uint32_t j = *c.ref.loop;
+  const std::int64_t fx0 = param_int(c, "fx0"), fy0 = param_int(c, "fy0");
+  const ir::Nest& n = *analysis::nest_at(t.program, c.ref.nest);
+  const ir::Loop x = n.loops[j], y = n.loops[j + 1];
+  analysis::NameAllocator names(t);
+  Tiled r = tile(t, c.ref.nest, j, fx0, fy0, names);
+  auto perm = permutable(t, c.ref.nest, j);
+  auto chk = analysis::check_schedule(analysis::reschedule_stmts(t.program, r.task.program, c.ref.nest[0], r.old_key_of));
+  if (!chk.legal) throw StrategyError("S003", c.id() + ": tiled schedule violates " + chk.detail);
+  const Exactness cls = chk.reassociated ? Exactness::Reassoc : Exactness::Exact;
+
+  Facts f(info, c);
+  f.site_nest(t.program, c.ref.nest);
+  f.set("nest", c.ref.nest);
+  f.set("keys", {x.var, y.var});
+  f.set("extents", {x.extent, y.extent});
+  f.set("factors", {{fx0, x.extent / fx0}, {fy0, y.extent / fy0}});
+  f.set("new_keys", {r.kx, r.ky});
+  f.set("substitution", {x.var + " -> " + ir::print_expr(r.old_key_of.at(x.var)),
+                         y.var + " -> " + ir::print_expr(r.old_key_of.at(y.var))});
+  f.set("header_before", print_header(n));
+  f.set("header_after", print_header(*analysis::nest_at(r.task.program, c.ref.nest)));
+  f.legality("band fully permutable", perm.second, true, x.var + ", " + y.var);
+  f.legality("tiled schedule respects dependences", "isl", true,
+             std::to_string(chk.dependences) + " dependence relations, " + std::to_string(chk.reduction_dependences) +
+                 " reduction");
+  return finish(t, std::move(r.task), std::move(f), cls, &names);
+}
+
+}  // namespace steptp::strategy::loop

@@ -1,0 +1,23 @@
+// Checks shared by the loop strategies that rebuild a header.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ir/ast.hpp"
+#include "strategies/analysis/locate.hpp"
+
+namespace steptp::strategy::loop {
+
+/// Every P loop of top-level nest `n` lies inside a B loop of the same nest (on its enclosing-loop chain), which
+/// is where the lowering accepts parallel loops (entry 14).
+bool parallel_loops_inside_bound(const ir::Nest& n);
+
+/// The structural invariants a rewritten top-level nest `top` of `p` must keep: parallel_loops_inside_bound,
+/// analysis::parallel_loops_ok (LEIR.md §8.5) and analysis::scopes_confined (§7.4). Returns "" when all hold,
+/// else the first reason.
+std::string nest_invariants_broken(const ir::Program& p, std::uint32_t top);
+
+/// The site nest (const), or throws StrategyError S001 (stale) when the path/loop does not exist.
+const ir::Nest& site_nest(const ir::Program& p, const analysis::NestPath& path);
+
+}  // namespace steptp::strategy::loop

@@ -1,0 +1,233 @@
+// cache_read_write (STRATEGIES.md §11 entry 18): stage one operand through a fresh l/s buffer Y filled inside the
+// nest before use (read), or compute one output into Y and copy it back afterwards (write). The cache is nested
+// under the first d header loops, so Y stays confined (§7.4, B9).
+// Site: a statement directly in the body of top-level nest i; its loops are the header. Params (variant, access,
+// scope, d): variants read then write; accesses in pre-order; scope l then s; d ascending. For every d, the first d
+// loops hold every B loop of the header and at least one (so Y can be confined), and some loop after them appears
+// in the cached subscript s.
+//  read: X_s is not in a lazy branch, has no gather entry, X is not written in the nest. The nest becomes
+//        outer[ inner_s[ Y_s = X_s; ]; inner[ body with every X_s replaced by Y_s ]; ] where inner_s are the inner
+//        loops s uses (kind L). The site statement reads X_s at every point, so the copy evaluates nothing new.
+//  write: O_s is the statement's LHS, O has scope g and is written by no other statement of the nest, every access
+//        to O in the nest uses s, other statements access O only after the writer (text order), the writer reads O
+//        only as the accumulator of an implicit-init reduction (a continuing accumulator would lose its earlier
+//        contents in a fresh Y), and every reduction key is an inner loop. The nest becomes
+//        outer[ inner[ body with every O_s replaced by Y_s ]; inner_s[ O_s = Y_s; ]; ].
+// Every candidate must keep Y confined (analysis::confined, value-based flow) and the nest invariants. Y's dtype
+// is the cached buffer's effective dtype; its shape is inferred from s. Fresh name: Y. Class E.
+#include <set>
+
+#include "ir/printer.hpp"
+#include "ir/validate.hpp"
+#include "ir/ranges.hpp"
+#include "strategies/analysis/access.hpp"
+#include "strategies/analysis/confined.hpp"
+#include "strategies/analysis/reduction.hpp"
+#include "strategies/analysis/refs.hpp"
+#include "strategies/common.hpp"
+#include "strategies/config.hpp"
+#include "strategies/loop/loop_util.hpp"
+#include "strategies/memory/memory.hpp"
+
+namespace steptp::strategy::memory {
+namespace {
+
+struct Access {
+  std::string variant;  // "read" / "write"
+  ir::Expr ref;
+  std::string text;
+};
+
+/// Cacheable accesses of statement k (a direct body statement of nest i), in order: reads, then the write.
+std::vector<Access> accesses(const ir::Task& t, std::uint32_t i, std::uint32_t k) {
+  const ir::Nest& n = t.program.nests[i];
+  const ir::Stmt& st = n.body[k].stmt();
+  const auto nb = analysis::nest_buffers(n);
+  std::vector<Access> out;
+  for (const auto& a : analysis::stmt_accesses(st)) {
+    if (a.write || a.lazy || a.ref->args.empty() || nb.written.count(a.buffer()) || analysis::has_gather(*a.ref))
+      continue;
+    bool dup = false;
+    for (const auto& o : out) dup = dup || o.ref == *a.ref;
+    if (!dup) out.push_back(Access{"read", *a.ref, ir::print_expr(*a.ref)});
+  }
+  const ir::Expr& o = st.lhs;
+  if (o.args.empty() || o.scope != ir::Scope::Global) return out;
+  const auto stmts = analysis::collect_stmts(n, {i});
+  bool seen_writer = false, ok = true;
+  for (const auto& sc : stmts) {
+    const bool writer = sc.stmt == &st;
+    if (!writer && sc.stmt->lhs.text == o.text) ok = false;
+    for (const auto& a : analysis::stmt_accesses(*sc.stmt)) {
+      if (a.buffer() != o.text) continue;
+      if (!(a.ref->args == o.args)) ok = false;
+      if (!writer && !seen_writer) ok = false;
+    }
+    seen_writer = seen_writer || writer;
+  }
+  bool reads_o = false;
+  ir::visit_expr(st.rhs, [&](const ir::Expr& x) { reads_o = reads_o || x.is_ref(o.text); });
+  if (reads_o) {
+    std::optional<analysis::Reduction> red;
+    for (const auto& sc : stmts)
+      if (sc.stmt == &st) red = analysis::match_reduction(t.program, sc);
+    if (!red || !red->implicit_init) ok = false;
+  }
+  if (ok) out.push_back(Access{"write", o, ir::print_expr(o)});
+  return out;
+}
+
+struct Built {
+  ir::Task after;
+  std::string name;
+  ir::Nest helper;                                   // the copy (read) or write-back (write) nest
+  std::vector<std::int64_t> shape;
+  std::string why;
+};
+
+Built build(const ir::Task& t, std::uint32_t i, const Access& acc, ir::Scope scope, std::size_t d,
+            analysis::NameAllocator& names) {
+  Built b;
+  const ir::Nest& n = t.program.nests[i];
+  b.name = names.tensor();
+  const ir::Expr y = ir::make_ref(b.name, analysis::effective_dtype(t, acc.ref), scope, acc.ref.args);
+  std::vector<ir::Loop> outer(n.loops.begin(), n.loops.begin() + d), inner(n.loops.begin() + d, n.loops.end());
+  b.helper.loops.clear();
+  for (const auto& l : inner)
+    if (ir::mentions_var(acc.ref, l.var)) b.helper.loops.push_back(ir::Loop{ir::LoopKind::L, l.extent, l.var, 0});
+  ir::Stmt st;
+  ir::Nest rest;
+  rest.loops = inner;
+  rest.body = n.body;
+  ir::Nest top;
+  top.loops = outer;
+  if (acc.variant == "read") {
+    st.lhs = y;
+    st.rhs = acc.ref;
+    b.helper.body.push_back(ir::Item{st});
+    analysis::replace_equal(rest, acc.ref, y, false);
+    top.body.push_back(ir::Item{b.helper});
+    top.body.push_back(ir::Item{rest});
+  } else {
+    st.lhs = acc.ref;
+    st.rhs = y;
+    b.helper.body.push_back(ir::Item{st});
+    analysis::replace_equal(rest, acc.ref, y, true);
+    top.body.push_back(ir::Item{rest});
+    top.body.push_back(ir::Item{b.helper});
+  }
+  b.after = t;
+  b.after.program.nests[i] = std::move(top);
+  if (!analysis::confined(b.after.program, b.name, scope)) {
+    b.why = "the cache would not be confined";
+    return b;
+  }
+  b.why = loop::nest_invariants_broken(b.after.program, i);
+  if (!b.why.empty()) return b;
+  std::vector<const ir::Loop*> lp;
+  for (const auto& l : n.loops) lp.push_back(&l);
+  const ir::LoopBox box = ir::make_loop_box(lp);
+  std::int64_t numel = 1;
+  for (const auto& e : acc.ref.args) {
+    auto r = ir::index_range(e, box);
+    if (!r.exact()) {
+      b.why = "no exact range";
+      return b;
+    }
+    b.shape.push_back(r.hi + 1);
+    numel *= r.hi + 1;
+  }
+  if (numel > default_config().max_new_elements) b.why = "footprint above max_new_elements";
+  return b;
+}
+
+/// Legal depths for an access: the first d loops hold every B loop of the header (and at least one), some later
+/// loop appears in s, and (write) every reduction key is after them.
+std::vector<std::size_t> depths(const ir::Task& t, std::uint32_t i, std::uint32_t k, const Access& acc) {
+  const ir::Nest& n = t.program.nests[i];
+  std::size_t dmin = 0;
+  for (std::size_t j = 0; j < n.loops.size(); ++j)
+    if (n.loops[j].kind == ir::LoopKind::B) dmin = j + 1;
+  std::vector<std::size_t> out;
+  if (dmin == 0) return out;
+  std::set<std::string> red;
+  if (acc.variant == "write") {
+    const ir::Stmt& st = n.body[k].stmt();
+    for (const auto& l : n.loops)
+      if (!ir::mentions_var(st.lhs, l.var) && ir::mentions_var(st.rhs, l.var)) red.insert(l.var);
+  }
+  for (std::size_t d = dmin; d < n.loops.size(); ++d) {
+    bool used = false, red_outer = false;
+    for (std::size_t j = d; j < n.loops.size(); ++j) used = used || ir::mentions_var(acc.ref, n.loops[j].var);
+    for (std::size_t j = 0; j < d; ++j) red_outer = red_outer || red.count(n.loops[j].var);
+    if (used && !red_outer) out.push_back(d);
+  }
+  return out;
+}
+
+ir::Scope scope_of(const std::string& s) { return s == "s" ? ir::Scope::Shared : ir::Scope::Local; }
+
+}  // namespace
+
+std::vector<Site> enumerate_cache_read_write(const ir::Task& t) {
+  std::vector<Site> out;
+  for (std::uint32_t i = 0; i < t.program.nests.size(); ++i) {
+    const ir::Nest& n = t.program.nests[i];
+    for (std::uint32_t k = 0; k < n.body.size(); ++k) {
+      if (!n.body[k].is_stmt()) continue;
+      std::vector<Params> ps;
+      for (const auto& acc : accesses(t, i, k))
+        for (const char* sc : {"l", "s"})
+          for (std::size_t d : depths(t, i, k, acc)) {
+            analysis::NameAllocator names(t);
+            if (!build(t, i, acc, scope_of(sc), d, names).why.empty()) continue;
+            ps.push_back(Params{Param{"variant", acc.variant}, Param{"access", acc.text}, Param{"scope", sc},
+                                Param{"d", static_cast<std::int64_t>(d)}});
+          }
+      if (ps.empty()) continue;
+      SiteRef ref;
+      ref.nest = {i};
+      ref.stmt = k;
+      out.push_back(Site{ref, list_params(std::move(ps))});
+    }
+  }
+  return out;
+}
+
+Applied apply_cache_read_write(const ir::Task& t, const Candidate& c) {
+  const StrategyInfo& info = info_of("cache_read_write");
+  recheck(info, t, c);
+  const std::uint32_t i = c.ref.nest[0];
+  const std::uint32_t k = *c.ref.stmt;
+  const std::string variant = param_str(c, "variant");
+  const std::string access = param_str(c, "access");
+  const std::string scope = param_str(c, "scope");
+  const auto d = static_cast<std::size_t>(param_int(c, "d"));
+  Access acc;
+  for (const auto& a : accesses(t, i, k))
+    if (a.variant == variant && a.text == access) acc = a;
+  analysis::NameAllocator names(t);
+  Built b = build(t, i, acc, scope_of(scope), d, names);
+  std::int64_t numel = 1;
+  for (auto x : b.shape) numel *= x;
+  const ir::Nest& n = t.program.nests[i];
+  Facts f(info, c);
+  f.site_nest(t.program, c.ref.nest);
+  f.site_stmt(n.body[k].stmt());
+  f.set("variant", variant);
+  f.set("access", access);
+  f.set("cache_buffer", {{"name", b.name}, {"scope", scope}, {"shape", b.shape}});
+  f.set("attach_depth", d);
+  std::string outer;
+  for (std::size_t j = 0; j < d; ++j) outer += ir::print_loop(n.loops[j]);
+  f.set("outer_loops", outer);
+  f.set("copied_region", {{"helper", ir::print_nest(b.helper)}, {"shape", b.shape}});
+  f.legality("confined(" + b.name + ", " + scope + ")", "isl", true,
+             "the cache is read only in the iteration of the first " + std::to_string(d) + " loops that fills it");
+  f.legality("nest invariants (parallel loops, scope confinement)", "isl", true);
+  f.cost("elements_added", numel);
+  f.cost("bytes_added", numel * ir::dtype_bytes(analysis::effective_dtype(t, acc.ref)));
+  return finish(t, std::move(b.after), std::move(f), Exactness::Exact, &names);
+}
+
+}  // namespace steptp::strategy::memory

@@ -1,0 +1,96 @@
+// set_storage_layout (STRATEGIES.md §11 entry 21): apply one index map (layout_map.hpp: transpose, row-major
+// flatten, merge, split) to the subscript of every occurrence of one intermediate, without copying.
+// Site: a non-known buffer of rank >= 1 (addressed by its first writing statement) with no gather entry in any
+// access. The map's extents are the buffer's shape from interval analysis (the validator's inferred shape, LEIR.md
+// §7.2), on which every map is injective. A map is offered only when the rewritten accesses keep exact static
+// ranges and every unguarded read stays inside the new inferred shape (layout_map.hpp checked_shape). Class E.
+#include "ir/printer.hpp"
+#include "ir/validate.hpp"
+#include "strategies/analysis/access.hpp"
+#include "strategies/analysis/refs.hpp"
+#include "strategies/common.hpp"
+#include "strategies/config.hpp"
+#include "strategies/memory/buffer_sites.hpp"
+#include "strategies/memory/layout_map.hpp"
+#include "strategies/memory/memory.hpp"
+
+namespace steptp::strategy::memory {
+namespace {
+
+/// The buffer's inferred shape, or empty when it is not eligible (rank 0, or a gather entry somewhere).
+std::vector<std::int64_t> eligible_shape(const ir::Task& t, const ir::Analysis& an, const std::string& buffer) {
+  bool gather = false;
+  ir::Program p = t.program;
+  analysis::for_each_ref(p, buffer, [&](ir::Expr& r) { gather = gather || analysis::has_gather(r); });
+  if (gather) return {};
+  const ir::BufferInfo* bi = an.find(buffer);
+  if (!bi) return {};
+  return bi->shape;
+}
+
+ir::Program remapped(const ir::Program& p, const std::string& buffer, const LayoutMap& m,
+                     const std::vector<std::int64_t>& shape, int* count = nullptr) {
+  ir::Program out = p;
+  int n = 0;
+  analysis::for_each_ref(out, buffer, [&](ir::Expr& r) {
+    r.args = apply_layout(m, r.args, shape);
+    ++n;
+  });
+  if (count) *count = n;
+  return out;
+}
+
+std::vector<Params> legal_maps(const ir::Task& t, const std::string& buffer, const std::vector<std::int64_t>& shape) {
+  std::vector<Params> out;
+  ParamSpace ps = layout_params(shape);
+  for (std::uint64_t k = 0; k < ps.size(); ++k) {
+    Params p = ps.at(k);
+    LayoutMap m = layout_from_params(p, shape);
+    if (!checked_shape(remapped(t.program, buffer, m, shape), buffer, nullptr).empty()) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Site> enumerate_set_storage_layout(const ir::Task& t) {
+  std::vector<Site> out;
+  ir::Task a = t;
+  const ir::Analysis an = ir::analyze(a);
+  for (const auto& b : buffer_sites(t)) {
+    auto shape = eligible_shape(t, an, b.buffer);
+    if (shape.empty()) continue;
+    auto ps = legal_maps(t, b.buffer, shape);
+    if (!ps.empty()) out.push_back(Site{b.ref, list_params(std::move(ps))});
+  }
+  return out;
+}
+
+Applied apply_set_storage_layout(const ir::Task& t, const Candidate& c) {
+  const StrategyInfo& info = info_of("set_storage_layout");
+  recheck(info, t, c);
+  const BufferSite b = buffer_site_at(t, c.ref);
+  ir::Task a = t;
+  const auto shape = eligible_shape(t, ir::analyze(a), b.buffer);
+  const LayoutMap m = layout_from_params(c.params, shape);
+  int count = 0;
+  ir::Task after = t;
+  after.program = remapped(t.program, b.buffer, m, shape, &count);
+  const auto new_shape = checked_shape(after.program, b.buffer, nullptr);
+  const ir::Stmt* first = nullptr;
+  for (const auto& sc : analysis::collect_stmts(t.program))
+    if (!first && sc.stmt->lhs.text == b.buffer) first = sc.stmt;
+  Facts f(info, c);
+  f.site_nest(t.program, c.ref.nest);
+  f.site_stmt(*first);
+  f.set("buffer", b.buffer);
+  f.set("shape_before", shape);
+  f.set("shape_after", new_shape);
+  f.set("map", layout_json(m, first->lhs.args, apply_layout(m, first->lhs.args, shape)));
+  f.set("occurrences_rewritten", count);
+  f.legality("map injective on the shape", "structural", true, m.variant);
+  f.legality("accesses stay inside the new shape", "structural", true, "interval analysis (LEIR.md §7.2)");
+  return finish(t, std::move(after), std::move(f), Exactness::Exact);
+}
+
+}  // namespace steptp::strategy::memory

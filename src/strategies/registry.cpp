@@ -1,0 +1,292 @@
+// Strategy registry (STRATEGIES.md §5): the canonical table, site references and candidate ids.
+#include "strategies/registry.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include "strategies/config.hpp"
+#include "strategies/graph/graph.hpp"
+#include "strategies/loop/loop.hpp"
+#include "strategies/memory/memory.hpp"
+
+namespace steptp::strategy {
+
+const StrategyConfig& default_config() {
+  static const StrategyConfig c{};
+  return c;
+}
+
+std::string_view family_name(Family f) {
+  switch (f) {
+    case Family::Graph: return "graph";
+    case Family::Loop: return "loop";
+    case Family::Memory: return "memory";
+    case Family::Algebraic: return "algebraic";
+    case Family::Special: return "special";
+  }
+  return "?";
+}
+
+char exactness_letter(Exactness e) {
+  switch (e) {
+    case Exactness::Exact: return 'E';
+    case Exactness::Reassoc: return 'R';
+    case Exactness::Domain: return 'D';
+    case Exactness::PartialCorrected: return 'P';
+  }
+  return '?';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The table. One line per implemented strategy, in canonical index order (§3). Each family declares its
+// enumerate/apply pairs in one header (strategies/<family>/<family>.hpp).
+// ---------------------------------------------------------------------------------------------------------------
+namespace {
+const std::vector<StrategyInfo>& table() {
+  static const std::vector<StrategyInfo> t = [] {
+    std::vector<StrategyInfo> v = {
+        {"operator_fusion", 0, Family::Graph,
+         "Merge two consecutive loop nests with the same loop structure into one nest that runs the first body and "
+         "then the second.",
+         graph::enumerate_operator_fusion, graph::apply_operator_fusion},
+        {"operator_fission", 1, Family::Graph,
+         "Split the body of one nest at a cut point into two nests with the same header, keeping the item order.",
+         graph::enumerate_operator_fission, graph::apply_operator_fission},
+        {"compute_inline", 2, Family::Graph,
+         "Replace every read of an intermediate by the expression that produces it, with the read's entries "
+         "substituted for the producer's loop keys, and delete the producer.",
+         graph::enumerate_compute_inline, graph::apply_compute_inline},
+        {"loop_reorder", 9, Family::Loop, "Swap two loops of one nest header, together with their kinds and extents.",
+         loop::enumerate_reorder, loop::apply_reorder},
+        {"loop_tiling", 10, Family::Loop,
+         "Tile two adjacent loops: split each into a tile loop and a point loop, and order them tile-x, tile-y, "
+         "point-x, point-y.",
+         loop::enumerate_tiling, loop::apply_tiling},
+        {"loop_split", 11, Family::Loop,
+         "Split one loop into an outer and an inner loop whose extents multiply to the original extent.",
+         loop::enumerate_split, loop::apply_split},
+        {"loop_fusion", 12, Family::Loop,
+         "Merge two directly nested loops, whose keys are used only in the combination outer*inner_extent+inner, "
+         "into one loop over the product extent.",
+         loop::enumerate_fusion, loop::apply_fusion},
+        {"loop_unrolling", 13, Family::Loop, "Mark one serial loop for unrolling.", loop::enumerate_unrolling,
+         loop::apply_unrolling},
+        {"loop_parallelization", 14, Family::Loop,
+         "Mark one serial loop that carries no dependence as parallel.", loop::enumerate_parallelization,
+         loop::apply_parallelization},
+        {"loop_vectorization", 15, Family::Loop,
+         "Mark one short serial loop that carries no dependence as vectorised.", loop::enumerate_vectorization,
+         loop::apply_vectorization},
+        {"loop_binding", 16, Family::Loop,
+         "Bind one serial loop that carries no dependence to a GPU thread or block axis, and rename its key "
+         "everywhere it is used.",
+         loop::enumerate_binding, loop::apply_binding},
+        {"reduction_factorization", 17, Family::Loop,
+         "Split one reduction axis into two partial reductions over disjoint ranges, each into its own buffer, and "
+         "combine the two partials in a final nest (rfactor).",
+         loop::enumerate_rfactor, loop::apply_rfactor},
+        {"cache_read_write", 18, Family::Memory,
+         "Stage one input through a fresh shared or local buffer that is filled inside the nest before use (cache "
+         "read), or compute one output into such a buffer and copy it back afterwards (cache write).",
+         memory::enumerate_cache_read_write, memory::apply_cache_read_write},
+        {"layout_transformation", 19, Family::Memory,
+         "Give one operand a new memory layout by copying it into a fresh buffer indexed in the new order or shape, "
+         "and read the copy instead.",
+         memory::enumerate_layout_transformation, memory::apply_layout_transformation},
+        {"set_storage_scope", 20, Family::Memory,
+         "Change the storage scope (global, shared or local) of one intermediate at every occurrence.",
+         memory::enumerate_set_storage_scope, memory::apply_set_storage_scope},
+        {"set_storage_layout", 21, Family::Memory,
+         "Change the layout of one intermediate by applying the same index map to the subscript of every "
+         "occurrence, without copying.",
+         memory::enumerate_set_storage_layout, memory::apply_set_storage_layout},
+        {"precompute_indices", 22, Family::Memory,
+         "Precompute one compound index expression into an integer lookup table, and index through the table "
+         "instead.",
+         memory::enumerate_precompute_indices, memory::apply_precompute_indices},
+    };
+    std::sort(v.begin(), v.end(), [](const StrategyInfo& a, const StrategyInfo& b) { return a.index < b.index; });
+    return v;
+  }();
+  return t;
+}
+}  // namespace
+
+std::span<const StrategyInfo> registry() { return table(); }
+
+const StrategyInfo* find(std::string_view name) {
+  for (const auto& s : table())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::vector<Candidate> enumerate_candidates(const StrategyInfo& s, const ir::Task& t) {
+  std::vector<Candidate> out;
+  for (const Site& site : s.enumerate(t))
+    for (std::uint64_t k = 0; k < site.params.size(); ++k)
+      out.push_back(Candidate{std::string(s.name), site.ref, site.params.at(k)});
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// SiteRef text
+// ---------------------------------------------------------------------------------------------------------------
+namespace {
+std::string join(const std::vector<std::uint32_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += '.';
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+bool parse_u32(std::string_view s, std::uint32_t& out) {
+  if (s.empty() || s.size() > 10) return false;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc{} && r.ptr == s.data() + s.size();
+}
+bool parse_path(std::string_view s, std::vector<std::uint32_t>& out) {
+  out.clear();
+  std::size_t start = 0;
+  while (true) {
+    std::size_t dot = s.find('.', start);
+    std::uint32_t v = 0;
+    if (!parse_u32(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start), v))
+      return false;
+    out.push_back(v);
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+}  // namespace
+
+std::string SiteRef::to_string() const {
+  std::string s = nest.empty() ? "-" : join(nest);
+  if (loop) s += "/l" + std::to_string(*loop);
+  if (stmt) s += "/s" + std::to_string(*stmt);
+  if (!expr.empty()) s += "/e" + join(expr);
+  return s;
+}
+
+std::optional<SiteRef> parse_site_ref(std::string_view s) {
+  SiteRef r;
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t slash = s.find('/', start);
+    parts.push_back(s.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  if (parts[0] != "-" && !parse_path(parts[0], r.nest)) return std::nullopt;
+  int stage = 0;  // 1 after l, 2 after s, 3 after e
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    std::string_view p = parts[i];
+    if (p.size() < 2) return std::nullopt;
+    std::uint32_t v = 0;
+    if (p[0] == 'l' && stage < 1) {
+      if (!parse_u32(p.substr(1), v)) return std::nullopt;
+      r.loop = v, stage = 1;
+    } else if (p[0] == 's' && stage < 2) {
+      if (!parse_u32(p.substr(1), v)) return std::nullopt;
+      r.stmt = v, stage = 2;
+    } else if (p[0] == 'e' && stage < 3) {
+      if (!parse_path(p.substr(1), r.expr)) return std::nullopt;
+      stage = 3;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Candidate ids: name@site{k=v,...}. Integer values print bare; a string prints bare when it is a plain word
+// ([A-Za-z_][A-Za-z0-9_]*), otherwise as a JSON string literal. Other JSON values print as compact JSON.
+// ---------------------------------------------------------------------------------------------------------------
+namespace {
+bool plain_word(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+std::string value_text(const nlohmann::json& v) {
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (plain_word(s) && s != "true" && s != "false" && s != "null") return s;
+  }
+  return v.dump();
+}
+}  // namespace
+
+std::string Candidate::id() const {
+  std::string s = strategy + "@" + ref.to_string();
+  if (!params.empty()) {
+    s += '{';
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (i) s += ',';
+      s += params[i].name + "=" + value_text(params[i].value);
+    }
+    s += '}';
+  }
+  return s;
+}
+
+std::optional<Candidate> parse_candidate_id(std::string_view id) {
+  std::size_t at = id.find('@');
+  if (at == std::string_view::npos || at == 0) return std::nullopt;
+  Candidate c;
+  c.strategy = std::string(id.substr(0, at));
+  std::string_view rest = id.substr(at + 1);
+  std::size_t brace = rest.find('{');
+  auto ref = parse_site_ref(rest.substr(0, brace));
+  if (!ref) return std::nullopt;
+  c.ref = *ref;
+  if (brace == std::string_view::npos) return c;
+  if (rest.back() != '}') return std::nullopt;
+  std::string_view body = rest.substr(brace + 1, rest.size() - brace - 2);
+  std::size_t i = 0;
+  while (i < body.size()) {
+    std::size_t eq = body.find('=', i);
+    if (eq == std::string_view::npos || eq == i) return std::nullopt;
+    Param p;
+    p.name = std::string(body.substr(i, eq - i));
+    std::size_t j = eq + 1;
+    // The value runs to the next top-level ',' (outside strings/brackets).
+    int depth = 0;
+    bool in_str = false;
+    std::size_t k = j;
+    for (; k < body.size(); ++k) {
+      char ch = body[k];
+      if (in_str) {
+        if (ch == '\\') ++k;
+        else if (ch == '"') in_str = false;
+      } else if (ch == '"') {
+        in_str = true;
+      } else if (ch == '[' || ch == '{') {
+        ++depth;
+      } else if (ch == ']' || ch == '}') {
+        --depth;
+      } else if (ch == ',' && depth == 0) {
+        break;
+      }
+    }
+    std::string text(body.substr(j, k - j));
+    if (text.empty()) return std::nullopt;
+    if (plain_word(text) && text != "true" && text != "false" && text != "null") {
+      p.value = text;
+    } else {
+      auto v = nlohmann::json::parse(text, nullptr, false);
+      if (v.is_discarded()) return std::nullopt;
+      p.value = std::move(v);
+    }
+    c.params.push_back(std::move(p));
+    i = k + 1;
+    if (k == body.size()) break;
+  }
+  return c;
+}
+
+}  // namespace steptp::strategy

@@ -1,0 +1,55 @@
+// Test helpers for strategy tests: tasks from compact LEIR (references without superscript mean ^{f32,g}, as in
+// the catalogue's examples), applying a candidate by id, and listing candidate ids.
+#pragma once
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "ir/parser.hpp"
+#include "ir/printer.hpp"
+#include "ir/task.hpp"
+#include "ir/validate.hpp"
+#include "strategies/registry.hpp"
+
+namespace steptp::strategy::testing {
+
+/// Adds ^{f32,g} to every buffer name that has no superscript (catalogue convention).
+inline std::string expand_refs(const std::string& s) {
+  static const std::regex re(R"(([A-Z][a-z]*)(?![a-z\^]))");
+  return std::regex_replace(s, re, "$1^{f32,g}");
+}
+
+struct KnownSpec {
+  std::string name;
+  ir::Role role;
+  std::vector<std::int64_t> shape;
+  ir::DType dtype = ir::DType::F32;
+};
+
+/// Builds and validates a task (throws LeirError if invalid).
+inline ir::Task make_task(const std::string& compact_leir, const std::vector<KnownSpec>& known) {
+  ir::Task t;
+  t.workload = "test";
+  t.suite = "unit";
+  for (const auto& k : known) t.known.push_back(ir::KnownBuffer{k.name, k.role, k.dtype, k.shape});
+  t.program = ir::parse_program(expand_refs(compact_leir));
+  ir::validate_or_throw(t);
+  return t;
+}
+
+inline std::vector<std::string> candidate_ids(const std::string& strategy, const ir::Task& t) {
+  std::vector<std::string> out;
+  for (const auto& c : enumerate_candidates(*find(strategy), t)) out.push_back(c.id());
+  return out;
+}
+
+/// Applies the candidate with this printed id (must be enumerated).
+inline Applied apply_id(const std::string& id, const ir::Task& t) {
+  auto c = parse_candidate_id(id);
+  if (!c) throw std::runtime_error("bad candidate id " + id);
+  return find(c->strategy)->apply(t, *c);
+}
+
+inline std::string leir(const Applied& a) { return ir::print_program(a.task.program); }
+
+}  // namespace steptp::strategy::testing
