@@ -1,5 +1,7 @@
 // `steptp generate`: the dataset pipeline S1–S11 (DATASET.md §1–§11). Every configuration option has a flag that
 // overrides the --config file.
+#include <sys/resource.h>
+
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -24,7 +26,7 @@ struct GenerateArgs {
 };
 
 int run(GenerateArgs& a) {
-  dataset::GenConfig gen;
+  dataset::GenConfig gen = a.config.empty() ? dataset::GenConfig::small_default() : dataset::GenConfig{};
   dataset::FilterConfig filter;
   try {
     if (!a.config.empty()) dataset::load_config_file(a.config, gen, filter);
@@ -71,9 +73,13 @@ int run(GenerateArgs& a) {
   }
   try {
     auto s = dataset::run_generate(gen, filter, o);
-    std::cout << fmt::format("{} {} units ({} from cache, {} computed), {} records, {} candidates ({} cached) in {:.1f} s -> {}\n",
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    std::cout << fmt::format("{} {} units ({} from cache, {} computed), {} records, {} candidates ({} cached) in {:.1f} s "
+                             "with {} jobs, peak RSS {:.1f} MiB -> {}\n",
                              s.complete ? "generated" : "stopped after", s.units, s.units_from_cache, s.units_computed,
-                             s.records, s.candidates, s.candidate_cache_hits, s.seconds, s.where);
+                             s.records, s.candidates, s.candidate_cache_hits, s.seconds, o.jobs,
+                             double(ru.ru_maxrss) / 1024.0, s.where);
     return s.complete ? 0 : 3;
   } catch (const std::invalid_argument& e) {
     return fail(e.what());

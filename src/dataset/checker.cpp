@@ -55,7 +55,7 @@ CheckVerdict compare_text(const std::string& got, const std::string& want) {
 
 }  // namespace
 
-CheckVerdict check_record(const ojson& rec) {
+CheckVerdict check_record(const ojson& rec, const strategy::Applied* reapplied) {
   try {
     ir::Task before = record_task(rec, false);
     ir::Task after_rec = record_task(rec, true);
@@ -67,7 +67,9 @@ CheckVerdict check_record(const ojson& rec) {
     const std::string cid = rec.at("params").at("candidate");
     auto cand = strategy::parse_candidate_id(cid);
     if (!cand || cand->strategy != name) return fail("apply", "unparseable candidate id " + cid);
-    strategy::Applied ap = locked_apply(*s, before, *cand);
+    strategy::Applied own;
+    if (!reapplied) own = locked_apply(*s, before, *cand);
+    const strategy::Applied& ap = reapplied ? *reapplied : own;
     if (alpha_canonical(ap.task) != alpha_canonical(after_rec) || ap.task.known != before.known)
       return fail("apply", "re-applying the candidate does not reproduce the after program");
     char cls = strategy::exactness_letter(ap.cls);

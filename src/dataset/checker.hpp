@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dataset/json_text.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::dataset {
 
@@ -18,7 +19,9 @@ struct CheckVerdict {
   std::string detail;
 };
 
-CheckVerdict check_record(const ojson& rec);
+/// `reapplied`: the result of apply(strategy, before, candidate) when the caller has just computed it (the
+/// generator); null makes the checker re-run apply itself (audit, check-reasoning).
+CheckVerdict check_record(const ojson& rec, const strategy::Applied* reapplied = nullptr);
 
 /// Check the assistant text of a single-answer chat sample against its record (think block = reasoning, answer
 /// JSON = strategy + after).

@@ -45,6 +45,15 @@ GenConfig GenConfig::from_json(const ojson& j) {
   return c;
 }
 
+GenConfig GenConfig::small_default() {
+  GenConfig c;
+  c.per_family = 3;
+  c.instances_per_workload = 1;
+  c.max_candidates_per_strategy = 2;
+  c.max_depth = 1;
+  return c;
+}
+
 std::string GenConfig::hash() const {
   return H({"steptp.gen/1", canonical_json(to_json()), std::to_string(kGeneratorVersion),
             std::to_string(kLoweringVersion), std::to_string(kRendererVersion)});

@@ -18,9 +18,9 @@ struct GenConfig {
   bool builtin = true;                     // use the built-in catalogue (false when only --onnx/--tasks are given)
   std::vector<std::string> onnx_dirs;      // directories scanned (recursively) for model.onnx files
   std::vector<std::string> task_files;     // task JSONL files: each line is a workload with one instance
-  int per_family = 2;                      // default set: at most this many workloads per family (0 = all)
+  int per_family = 0;                      // default set: at most this many workloads per family (0 = all)
   // S2
-  int instances_per_workload = 1;
+  int instances_per_workload = 20;
   bool small_shapes = true;                // draw around the catalogue's small shape instead of the full range
   std::int64_t max_buffer_bytes = 16ll << 20;
   std::int64_t max_total_bytes = 64ll << 20;
@@ -28,7 +28,7 @@ struct GenConfig {
   // S4
   int params_per_site = 2;
   int max_candidates_per_strategy = 6;
-  int max_depth = 1;                       // 1: one-step candidates only; >1 grows trajectories
+  int max_depth = 4;                       // 1: one-step candidates only; >1 grows trajectories
   int trajectories_per_task = 2;
   int candidates_per_step = 16;
   std::string trajectory_policy = "mixed"; // random | greedy | mixed
@@ -48,6 +48,10 @@ struct GenConfig {
 
   ojson to_json() const;
   static GenConfig from_json(const ojson& j);  // missing keys keep defaults
+  /// The small built-in run of `steptp generate --out DIR` without --config (a few minutes on 2 cores): three
+  /// workloads per family, one small shape instance each, two candidates per (task, strategy), one-step only.
+  /// Struct defaults are DATASET.md's (all workloads, 20 instances, 6 candidates, depth 4).
+  static GenConfig small_default();
   /// gen_hash: SHA-256 over the canonical JSON of to_json() plus the generator version.
   std::string hash() const;
 };

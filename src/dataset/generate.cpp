@@ -88,14 +88,14 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   Progress bar("generate", std::int64_t(units.size()), opt.progress);
   bar.tick(sum.units_from_cache);
   std::atomic<std::size_t> next{0};
-  std::atomic<int> computed{0};
+  std::atomic<int> computed{0}, claimed{0};
   std::atomic<bool> failed{false};
   std::string failure;
   std::mutex fail_mu;
   auto worker = [&]() {
     for (;;) {
       if (failed) return;
-      if (opt.stop_after_units > 0 && computed.load() >= opt.stop_after_units) return;
+      if (opt.stop_after_units > 0 && claimed.fetch_add(1) >= opt.stop_after_units) return;
       std::size_t k = next++;
       if (k >= pending.size()) return;
       std::size_t i = pending[k];

@@ -78,6 +78,7 @@ struct Eval {
   char cls = 'E';
   ojson equiv;
   std::int64_t tir_tokens = 0;
+  std::shared_ptr<strategy::Applied> applied;  // this process's apply result (not cached)
   ojson to_json() const {
     return {{"ok", ok}, {"stage", stage}, {"reason", reason}, {"detail", detail}, {"after", after_leir},
             {"facts", ojson::parse(apply_facts.dump())}, {"cls", std::string(1, cls)}, {"equiv", equiv},
@@ -229,6 +230,7 @@ class UnitRunner {
     }
     e.apply_facts = ap.facts;
     e.cls = strategy::exactness_letter(ap.cls);
+    e.applied = std::make_shared<strategy::Applied>(ap);
     if (ap.task.known != st.task.known) return bad("S5", "signature_changed", "");
     e.after_leir = ir::print_program(ap.task.program);
     if (alpha_canonical(ap.task) == st.canon) return bad("S4", "no_change", "");
@@ -352,7 +354,7 @@ class UnitRunner {
     rec["reasoning"] = reasoning;
     rec["versions"] = {{"steptp", kSteptpVersion}, {"generator", kGeneratorVersion}, {"lowering", kLoweringVersion},
                        {"renderer", kRendererVersion}, {"prompt", kPromptVersion}};
-    CheckVerdict v = check_record(rec);
+    CheckVerdict v = check_record(rec, e.applied.get());
     if (!v.ok) {
       reject(name, "S9", "reasoning_unverified", v.clause + ": " + v.detail);
       return;

@@ -131,7 +131,7 @@ void add_task_file_units(const GenConfig& cfg, const std::string& path, std::vec
 }
 
 void add_onnx_units(const GenConfig& cfg, const std::string& dir, std::vector<Unit>& units,
-                    std::vector<Reject>& rejects) {
+                    [[maybe_unused]] std::vector<Reject>& rejects) {
   std::vector<fs::path> models;
   std::error_code ec;
   if (fs::is_regular_file(dir, ec)) models.push_back(dir);

@@ -30,6 +30,7 @@ const Tiny& tiny() {
     t.gen.builtin = false;
     t.gen.task_files = {t.tasks};
     t.gen.measure = false;
+    t.gen.max_depth = 1;
     auto units = plan_units(t.gen, t.rejects);
     PipelineEnv env{&t.gen, nullptr, nullptr, 0};
     for (const auto& u : units) {
