@@ -5,22 +5,13 @@
 
 #include "interp/interpreter.hpp"
 #include "interp/numeric.hpp"
+#include "interp/splitmix64.hpp"
 #include "ir/validate.hpp"
 
 namespace steptp::interp {
 namespace {
 
-/// SplitMix64 (Steele, Lea, Flood 2014), the generator of §11.
-struct SplitMix64 {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double u01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-};
+using steptp_num::SplitMix64;
 
 using ShapeOf = std::map<std::string, std::vector<std::int64_t>>;
 

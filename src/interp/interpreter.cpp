@@ -46,6 +46,7 @@ void raise(const Ctx& c, const char* code, const std::string& what) {
   if (c.cur) {
     d.offset = c.cur->offset;
     d.message += " in statement `" + c.cur->text + "`";
+    if (c.cur_elem >= 0) d.message += " computing " + element_name(c, c.cur->buf, c.cur_elem);
     if (!c.cur->loop_vars.empty()) {
       d.message += " at ";
       for (std::size_t k = 0; k < c.cur->loop_vars.size(); ++k) {
@@ -101,6 +102,7 @@ void StmtNode::exec_generic(Ctx& c) const {
   std::int64_t o = lhs_affine ? eval_affine<-1>(lhs_aff, c.vars) : generic_offset(lhs, c);
   BufState& s = c.bufs[buf];
   if (o < 0 || o >= s.numel) raise_oob(c, buf, o);
+  c.cur_elem = o;
   if (has_init && init_fires(c)) {
     if (c.chk) checked_write(c, *this, o);
     if (is_float) s.f[o] = init_f;

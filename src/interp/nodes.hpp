@@ -68,6 +68,7 @@ struct Ctx {
   std::uint64_t steps = 0;
   std::uint64_t limit = ~std::uint64_t{0};
   const StmtNode* cur = nullptr;
+  std::int64_t cur_elem = -1;                    // flat index of the element the current statement computes
   Checker* chk = nullptr;                        // checked mode only
   const std::vector<BufDesc>* desc = nullptr;    // for messages
   const std::string* src = nullptr;              // canonical program text, for excerpts
@@ -455,6 +456,7 @@ struct StmtNode : ItemNode {
   }
   void step(Ctx& c) const {
     c.cur = this;
+    c.cur_elem = -1;
     if (++c.steps > c.limit) raise(c, "E308", "step limit exceeded");
   }
   /// Generic store path (used by the generic and checked statement variants).
@@ -469,6 +471,7 @@ struct StmtAff final : StmtNode {
     std::int64_t o = eval_affine<NT>(lhs_aff, c.vars);
     BufState& s = c.bufs[buf];
     if (static_cast<std::uint64_t>(o) >= static_cast<std::uint64_t>(s.numel)) raise_oob(c, buf, o);
+    c.cur_elem = o;
     if constexpr (Float) {
       if (has_init && init_fires(c)) {
         s.f[o] = init_f;

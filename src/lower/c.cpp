@@ -9,7 +9,6 @@
 //     the same call with the pointers in an array (used by the sandboxed runner, src/runtime).
 // Outputs must be writable; leir_run writes every output element (E305 guarantees it for valid programs). On an
 // allocation failure the code prints "leir: out of memory" and calls _Exit(99).
-#include <set>
 #include <sstream>
 
 #include "lower/c_emit.hpp"
@@ -19,22 +18,6 @@ namespace steptp::lower {
 namespace {
 
 constexpr std::int64_t kMaxAutoBytes = 64 * 1024;
-
-void ref_names(const ir::Nest& n, std::set<std::string>& out) {
-  for (const auto& it : n.body) {
-    if (it.is_nest()) {
-      ref_names(it.nest(), out);
-      continue;
-    }
-    auto add = [&](const ir::Expr& e) {
-      ir::visit_expr(e, [&](const ir::Expr& x) {
-        if (x.kind == ir::ExprKind::Ref) out.insert(x.text);
-      });
-    };
-    add(it.stmt().lhs);
-    add(it.stmt().rhs);
-  }
-}
 
 class CLowering {
  public:
@@ -90,16 +73,6 @@ class CLowering {
   }
   static std::string pad(int ind) { return std::string(static_cast<std::size_t>(ind) * 2, ' '); }
 
-  // s/l intermediates used by a top-level nest (E214 confines each to one nest).
-  std::vector<const ir::BufferInfo*> scoped_locals(const ir::Nest& top) const {
-    std::set<std::string> names;
-    ref_names(top, names);
-    std::vector<const ir::BufferInfo*> r;
-    for (const auto* b : p_.intermediates())
-      if (b->scope != ir::Scope::Global && names.count(b->name)) r.push_back(b);
-    return r;
-  }
-
   void declare(const std::vector<const ir::BufferInfo*>& locals, int ind) {
     for (const auto* b : locals) {
       const std::string ty = c_storage_type(b->dtype);
@@ -121,7 +94,7 @@ class CLowering {
     std::vector<const ir::BufferInfo*> locals;
     int first_b = -1;
     if (top) {
-      locals = scoped_locals(n);
+      locals = scoped_intermediates(p_, n);
       for (std::size_t k = 0; k < n.loops.size() && first_b < 0; ++k)
         if (n.loops[k].kind == ir::LoopKind::B) first_b = static_cast<int>(k);
     }

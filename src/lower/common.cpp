@@ -327,6 +327,36 @@ double round_to(double v, DType t) {
   }
 }
 
+namespace {
+void referenced(const ir::Nest& n, std::vector<std::string>& out) {
+  for (const auto& it : n.body) {
+    if (it.is_nest()) {
+      referenced(it.nest(), out);
+      continue;
+    }
+    for (const auto* e : {&it.stmt().lhs, &it.stmt().rhs})
+      ir::visit_expr(*e, [&](const Expr& x) {
+        if (x.kind == ExprKind::Ref) out.push_back(x.text);
+      });
+  }
+}
+}  // namespace
+
+std::vector<const ir::BufferInfo*> scoped_intermediates(const Prepared& p, const ir::Nest& top) {
+  std::vector<std::string> names;
+  referenced(top, names);
+  std::vector<const ir::BufferInfo*> r;
+  for (const auto* b : p.intermediates()) {
+    if (b->scope == ir::Scope::Global) continue;
+    for (const auto& n : names)
+      if (n == b->name) {
+        r.push_back(b);
+        break;
+      }
+  }
+  return r;
+}
+
 bool has_bound_loop(const ir::Nest& n) {
   for (const auto& l : n.loops)
     if (l.kind == ir::LoopKind::B) return true;

@@ -80,6 +80,10 @@ std::string python_repr_in(double v, ir::DType t);
 /// Rounds an f64 value to dtype `t` as a double (f32/f16/bf16 round to nearest even; others unchanged).
 double round_to(double v, ir::DType t);
 
+/// `s` and `l` intermediates referenced in top-level nest `top` (E214 confines each to one nest), in order of
+/// first occurrence.
+std::vector<const ir::BufferInfo*> scoped_intermediates(const Prepared& p, const ir::Nest& top);
+
 /// Does the nest (nested nests included) contain a B header?
 bool has_bound_loop(const ir::Nest& n);
 

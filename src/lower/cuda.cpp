@@ -8,7 +8,6 @@
 //   extern "C" void leir_run_packed(void* const* host_buffers);
 //     copies inputs to the device, calls leir_run, copies outputs back (used by the sandboxed runner).
 // Kernel i takes all known buffers, then all `g` intermediates, then the host-loop variables (int64_t).
-#include <set>
 #include <sstream>
 
 #include "ir/diag.hpp"
@@ -19,19 +18,6 @@ namespace steptp::lower {
 namespace {
 
 constexpr std::int64_t kMaxSharedBytes = 48 * 1024;
-
-void ref_names(const ir::Nest& n, std::set<std::string>& out) {
-  for (const auto& it : n.body) {
-    if (it.is_nest()) {
-      ref_names(it.nest(), out);
-      continue;
-    }
-    for (const auto* e : {&it.stmt().lhs, &it.stmt().rhs})
-      ir::visit_expr(*e, [&](const ir::Expr& x) {
-        if (x.kind == ir::ExprKind::Ref) out.insert(x.text);
-      });
-  }
-}
 
 std::string pad(int ind) { return std::string(static_cast<std::size_t>(ind) * 2, ' '); }
 
@@ -106,10 +92,7 @@ class CudaLowering {
         os_ << "  const int64_t " << c_var(top.loops[k].var) << " = (int64_t)" << ax.name() << ";\n";
       }
     // scoped intermediates of this nest
-    std::set<std::string> names;
-    ref_names(top, names);
-    for (const auto* b : p_.intermediates()) {
-      if (b->scope == ir::Scope::Global || !names.count(b->name)) continue;
+    for (const auto* b : scoped_intermediates(p_, top)) {
       const std::int64_t bytes = b->numel() * static_cast<std::int64_t>(c_elem_bytes(b->dtype));
       if (b->scope == ir::Scope::Shared && bytes > kMaxSharedBytes)
         throw ir::LeirError("E403", "__shared__ buffer " + b->name + " needs " + std::to_string(bytes) +

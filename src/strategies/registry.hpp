@@ -21,9 +21,14 @@ enum class Exactness { Exact, Reassoc, Domain, PartialCorrected };  // E, R, D, 
 std::string_view family_name(Family f);      // "graph", "loop", ...
 char exactness_letter(Exactness e);          // 'E' 'R' 'D' 'P'
 
-/// Stable position of a site within one task.
+/// Stable position of a site within one task. Printed form (to_string / parse_site_ref):
+///   nest path joined by '.' ("0", "3.1" = item 1 of top-level nest 3), then optionally "/l<k>" (loop k of that
+///   nest's header, outermost 0), "/s<k>" (body item k, a statement), "/e<i.j...>" (expression child path).
+///   Examples: "0", "0/l2", "0/s1", "0/s1/e0.2". An empty nest path prints as "-" (program-level sites).
+/// `loop` is a steptp addition to the STRATEGIES.md §5 struct: loop strategies address one loop of a header.
 struct SiteRef {
   std::vector<std::uint32_t> nest;      // top-level index, then indices of nested items
+  std::optional<std::uint32_t> loop;    // loop position within that nest's header, if any
   std::optional<std::uint32_t> stmt;    // statement index within that nest's body, if any
   std::vector<std::uint32_t> expr;      // child path inside the statement's AST, if any
   bool operator==(const SiteRef&) const = default;

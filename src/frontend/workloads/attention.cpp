@@ -124,7 +124,7 @@ void add_attention(std::vector<Workload>& v) {
     for (const auto& var : vars) {
       std::vector<ParamSpec> ps{{"batch", 64, 1, 256, 2},
                                 {"seq", 256, 1, 1024, 8},
-                                {"d_model", 128, 8, 1024, 16},
+                                {"d_model", 128, 1, 1024, 16},
                                 {"heads", 8, 1, 32, 4}};
       if (kind == Kind::GQA) ps.push_back({"kv_heads", 2, 1, 32, 2});
       if (var.tail.gemm) ps.push_back({"gemm_out", 64, 1, 1024, 8});

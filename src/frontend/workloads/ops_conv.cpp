@@ -8,9 +8,9 @@ namespace {
 // "o*s+k*d" with `*1` dropped (conv form) or kept (pool form).
 std::string tap(const std::string& o, std::int64_t s, const std::string& k, std::int64_t d, bool keep_ones) {
   std::string r = o;
-  if (keep_ones || s != 1) r += "*" + ilit(s);
-  r += "+" + k;
-  if (keep_ones || d != 1) r += "*" + ilit(d);
+  if (keep_ones || s != 1) r += std::string("*") + ilit(s);
+  r += std::string("+") + k;
+  if (keep_ones || d != 1) r += std::string("*") + ilit(d);
   return r;
 }
 
@@ -112,12 +112,12 @@ T conv_transpose(Graph& g, T x, T w, const ConvCfg& c, const std::vector<std::in
       wi.push_back(k);
       // input position (o + pad - k*dil) / stride, when divisible and in range
       std::string num = gr.idx[2 + i];
-      if (c.pad[i]) num += "+" + ilit(c.pad[i]);
-      num += "-" + k + (c.dil[i] != 1 ? "*" + ilit(c.dil[i]) : "");
-      std::string pos = c.stride[i] != 1 ? "(" + num + ")//" + ilit(c.stride[i]) : num;
+      if (c.pad[i]) num += std::string("+") + ilit(c.pad[i]);
+      num += std::string("-") + k + (c.dil[i] != 1 ? std::string("*") + ilit(c.dil[i]) : "");
+      std::string pos = c.stride[i] != 1 ? std::string("(") + num + ")//" + ilit(c.stride[i]) : num;
       if (!cond.empty()) cond += "&";
-      if (c.stride[i] != 1) cond += "(" + num + ")%" + ilit(c.stride[i]) + "==0&";
-      cond += "0<=" + pos + "<" + ilit(xs[2 + i]);
+      if (c.stride[i] != 1) cond += std::string("(") + num + ")%" + ilit(c.stride[i]) + "==0&";
+      cond += std::string("0<=") + pos + "<" + ilit(xs[2 + i]);
       xi.push_back(pos);
     }
     std::string yr = ref(yb, gr.idx);
@@ -182,10 +182,10 @@ T avgpool(Graph& g, T x, const PoolCfg& c) {
       if (i) div += "*";
       if (padded) div += ilit(c.k[i]);
       else
-        div += "(min(" + ilit(c.k[i] - 1) + "," + ilit(xs[2 + i] - 1) + "-" + g2.idx[2 + i] + "*" +
+        div += std::string("(min(") + ilit(c.k[i] - 1) + "," + ilit(xs[2 + i] - 1) + "-" + g2.idx[2 + i] + "*" +
                ilit(c.stride[i]) + ")+1)";
     }
-    gg.nest(g2.loops, {ref(yb, g2.idx) + "=" + ref(s, g2.idx) + "/" + (c.k.size() > 1 ? "(" + div + ")" : div)});
+    gg.nest(g2.loops, {ref(yb, g2.idx) + "=" + ref(s, g2.idx) + "/" + (c.k.size() > 1 ? std::string("(") + div + ")" : div)});
   });
   return y;
 }

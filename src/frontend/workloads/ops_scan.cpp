@@ -15,7 +15,10 @@ T scan(Graph& g, T x, T mask, int dim, const std::string& cmp, const std::string
     auto xi = gr.idx;
     xi[dim] = r;
     std::string term = ref(xb, xi);
-    if (mask.id >= 0) term += "*" + ref(gg.buf(mask), xi);
+    if (mask.id >= 0) {
+      term += '*';
+      term += ref(gg.buf(mask), xi);
+    }
     std::string yr = ref(yb, gr.idx);
     gg.nest(gr.loops,
             {yr + "=" + yr + op + "if_then_else(" + r + cmp + gr.idx[dim] + "," + term + "," + ident + ")"});

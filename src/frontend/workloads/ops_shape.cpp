@@ -27,7 +27,11 @@ std::string combine(const std::vector<std::string>& vars, const Shape& sizes) {
     std::int64_t stride = 1;
     for (std::size_t j = k + 1; j < sizes.size(); ++j) stride *= sizes[j];
     if (k) s += "+";
-    s += vars[k] + (stride != 1 ? "*" + ilit(stride) : "");
+    s += vars[k];
+    if (stride != 1) {
+      s += '*';
+      s += ilit(stride);
+    }
   }
   return s;
 }
@@ -144,7 +148,10 @@ T cat(Graph& g, const std::vector<T>& xs, int dim) {
       Buf xb = gg.buf(t);
       Grid gr = grid(xb.shape, dim);
       auto oi = gr.idx;
-      if (off > 0) oi[dim] += "+" + ilit(off);
+      if (off > 0) {
+        oi[dim] += '+';
+        oi[dim] += ilit(off);
+      }
       gg.nest(gr.loops, {ref(yb, oi) + "=" + ref(xb, gr.idx)});
       off += xb.shape[dim];
     }
@@ -158,7 +165,10 @@ T slice(Graph& g, T x, int dim, std::int64_t start, std::int64_t end) {
   out[dim] = end - start;
   return relayout(g, x, out, false, [dim, start](const auto& i) {
     auto o = i;
-    if (start > 0) o[dim] += "+" + ilit(start);
+    if (start > 0) {
+      o[dim] += '+';
+      o[dim] += ilit(start);
+    }
     return o;
   }, same);
 }

@@ -8,7 +8,7 @@ def main(A: T.Buffer((8,), "float16"), I: T.Buffer((8,), "int32"), C: T.Buffer((
             v_tx = T.axis.remap("S", [tx])
             T.reads(A[v_tx], I[v_tx])
             T.writes(C[v_tx])
-            C[v_tx] = A[v_tx] * T.float16(0.099975586) + T.Cast("float16", I[v_tx])
+            C[v_tx] = A[v_tx] * T.float16(0.1) + T.Cast("float16", I[v_tx])
         with T.block("D"):
             v_tx = T.axis.remap("S", [tx])
             T.reads(I[v_tx])
@@ -18,4 +18,4 @@ def main(A: T.Buffer((8,), "float16"), I: T.Buffer((8,), "int32"), C: T.Buffer((
             v_tx = T.axis.remap("S", [tx])
             T.reads(A[v_tx])
             T.writes(E[v_tx])
-            E[v_tx] = T.Cast("bfloat16", T.Cast("float32", T.sqrt(T.abs(A[v_tx]))) + T.Cast("float32", T.bfloat16(0.33398438)))
+            E[v_tx] = T.Cast("bfloat16", T.Cast("float32", T.sqrt(T.abs(A[v_tx]))) + T.Cast("float32", T.bfloat16(0.334)))

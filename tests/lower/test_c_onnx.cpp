@@ -1,0 +1,64 @@
+// Every shared KernelBench ONNX model (../shared/kernelbench-onnx/index.json): the imported task lowers to
+// TVMScript, C and CUDA text; the C lowering compiles, and — when the task is small enough for the interpreter
+// (≤ 5·10^7 statement executions) — runs sandboxed and matches the interpreter on seed 0 (N and U). Slow.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "frontend/onnx_import.hpp"
+#include "ir/diag.hpp"
+#include "lower/lower.hpp"
+#include "lower_test_util.hpp"
+#include "runtime/lower_check.hpp"
+
+namespace steptp {
+namespace {
+
+double statement_executions(const ir::Program& p) {
+  double total = 0;
+  ir::for_each_stmt(p, [&](const ir::Stmt&, const std::vector<const ir::Loop*>& loops, std::size_t) {
+    double n = 1;
+    for (const auto* l : loops) n *= double(l->extent);
+    total += n;
+  });
+  return total;
+}
+
+TEST(LowerCOnnxSlow, EverySharedModel) {
+  const std::string root = std::string(STEPTP_SHARED_DIR) + "/kernelbench-onnx";
+  const auto index = nlohmann::json::parse(ir::read_file(root + "/index.json"));
+  runtime::LowerCheckOptions o;
+  o.compile.cache_dir = testing::test_cache_dir();
+  o.compile.flags = "-O1 -fopenmp -shared -fPIC";
+  o.seeds = {0};
+  o.limits.timeout_seconds = 120;
+  int imported = 0, checked = 0;
+  for (const auto& m : index) {
+    const std::string path = m.at("path").get<std::string>();
+    SCOPED_TRACE(path);
+    frontend::OnnxImport imp;
+    try {
+      imp = frontend::import_onnx(root + "/" + path + "/model.onnx");
+    } catch (const std::exception& e) {
+      continue;  // unsupported ops are the importer's business (tests/frontend)
+    }
+    ++imported;
+    const ir::Task& t = imp.task;
+    EXPECT_NO_THROW(lower::lower_tir(t, true));
+    std::string c;
+    ASSERT_NO_THROW(c = lower::lower_c(t));
+    EXPECT_NO_THROW(lower::lower_cuda(t));
+    if (statement_executions(t.program) > 5e7) {
+      EXPECT_NO_THROW(runtime::compile_c(c, o.compile));
+      continue;
+    }
+    const auto r = runtime::check_lowering(t, runtime::LowerTarget::C, o);
+    EXPECT_TRUE(r.ok) << r.message;
+    ++checked;
+  }
+  EXPECT_GT(imported, 0);
+  std::printf("ONNX models: %d imported, %d compared with the interpreter\n", imported, checked);
+}
+
+}  // namespace
+}  // namespace steptp
