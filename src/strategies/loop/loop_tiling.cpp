@@ -46,6 +46,7 @@ std::pair<bool, std::string> permutable(const ir::Task& t, const analysis::NestP
   const ir::Nest& n = *analysis::nest_at(t.program, path);
   if (analysis::parallel_by_inspection(n, n.loops[j].var) && analysis::parallel_by_inspection(n, n.loops[j + 1].var))
     return {true, "syntactic"};
+  if (analysis::only_reduction_dependences(t.program, path[0])) return {true, "structural"};
   ir::Task sw = t;
   auto& loops = analysis::nest_at(sw.program, path)->loops;
   std::swap(loops[j], loops[j + 1]);
@@ -63,18 +64,18 @@ bool has_scoped_buffers(const ir::Nest& n) {
 }  // namespace
 
 namespace {
-std::vector<Site> tiling_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> tiling_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate* only) {
   std::vector<Site> out;
   const ir::Nest& n = *analysis::nest_at(t.program, path);
   for (std::uint32_t j = 0; j + 1 < n.loops.size(); ++j) {
     auto dx = proper_divisors(n.loops[j].extent), dy = proper_divisors(n.loops[j + 1].extent);
     if (dx.empty() || dy.empty()) continue;
-    if (!permutable(t, path, j).first) continue;
+    if (!probe_loop(only, j) || !permutable(t, path, j).first) continue;
     const bool scoped = has_scoped_buffers(t.program.nests[path[0]]);
     std::vector<Params> ps;
     for (auto fx : dx)
       for (auto fy : dy) {
-        if (scoped) {
+        if (scoped && probe_params(only, Params{Param{"fx0", fx}, Param{"fy0", fy}})) {
           analysis::NameAllocator names(t);
           Tiled r = tile(t, path, j, fx, fy, names);
           if (!nest_invariants_broken(r.task.program, path[0]).empty()) continue;
