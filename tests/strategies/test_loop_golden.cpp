@@ -97,6 +97,17 @@ TEST(LoopTiling, GemmCatalogueExample) {
                                  "A_{tx,f*2+c}*E_{f*2+c,d*2+a};];"));
 }
 
+TEST(LoopTiling, IslClassWithTwoStatements) {
+  // Two statements (isl path): tiling the two reduction keys of S reorders its accumulation (R); tiling
+  // (tx, a) keeps it (E).
+  auto t = make_task("B^{4}_{tx=0}L^{4}_{a=0}L^{4}_{c=0}[S_{tx}=S_{tx}+A_{tx,a,c};Q_{tx,a,c}=A_{tx,a,c}*2;];",
+                     {{"A", R::Input, {4, 4, 4}}, {"Q", R::Output, {4, 4, 4}}, {"S", R::Output, {4}}});
+  auto a = apply_id("loop_tiling@0/l1{fx0=2,fy0=2}", t);
+  EXPECT_EQ(a.cls, st::Exactness::Reassoc);
+  EXPECT_EQ(a.facts["legality"][1]["method"], "isl");
+  EXPECT_EQ(apply_id("loop_tiling@0/l0{fx0=2,fy0=2}", t).cls, st::Exactness::Exact);
+}
+
 TEST(LoopTiling, TwoReductionKeysIsReassociation) {
   auto t = make_task("B^{2}_{tx=0}L^{4}_{a=0}L^{4}_{c=0}[S_{tx}=S_{tx}+A_{tx,a,c};];",
                      {{"A", R::Input, {2, 4, 4}}, {"S", R::Output, {2}}});
