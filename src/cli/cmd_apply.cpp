@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "interp/equivalence.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
 #include "strategies/registry.hpp"
@@ -55,7 +56,13 @@ int run_apply(const ApplyOpts& o) {
       rec["params"] = params;
       rec["class"] = std::string(1, strategy::exactness_letter(a.cls));
       rec["facts"] = a.facts;
-      if (o.verify) return fail("--verify needs the interpreter, which is not built yet");
+      if (o.verify) {
+        interp::EquivOptions eo;
+        eo.exact = a.cls == strategy::Exactness::Exact;
+        auto r = interp::check_equivalence(t, a.task, eo);
+        rec["equivalence"] = nlohmann::json::parse(r.to_json());
+        if (!r.equivalent) ++failures;
+      }
     } catch (const strategy::StrategyError& e) {
       ++failures;
       std::cerr << "steptp: " << c.id() << ": " << e.code() << " " << e.what() << "\n";

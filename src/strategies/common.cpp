@@ -40,7 +40,7 @@ Site recheck(const StrategyInfo& info, const ir::Task& t, const Candidate& c) {
 std::vector<Site> enumerate_by_nest(const ir::Task& t, NestSites nest_sites) {
   std::vector<Site> out;
   for (const auto& path : analysis::all_nest_paths(t.program)) {
-    auto v = nest_sites(t, path);
+    auto v = nest_sites(t, path, nullptr);
     for (auto& s : v) out.push_back(std::move(s));
   }
   return out;
@@ -48,8 +48,18 @@ std::vector<Site> enumerate_by_nest(const ir::Task& t, NestSites nest_sites) {
 
 Site recheck_nest(const ir::Task& t, const Candidate& c, NestSites nest_sites) {
   if (!analysis::nest_at(t.program, c.ref.nest)) throw_stale(c.id() + ": no nest at " + c.ref.to_string());
-  return match_site(nest_sites(t, c.ref.nest), c);
+  return match_site(nest_sites(t, c.ref.nest, &c), c);
 }
+
+bool probe_loop(const Candidate* only, std::uint32_t loop) {
+  if (!only) return true;
+  if (only->ref.loop) return *only->ref.loop == loop;
+  for (const auto& p : only->params)
+    if (p.name == "loop") return p.value == loop;
+  return true;
+}
+
+bool probe_params(const Candidate* only, const Params& ps) { return !only || only->params == ps; }
 
 namespace {
 nlohmann::json buffer_json(const ir::BufferInfo& b) {

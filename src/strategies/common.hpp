@@ -22,8 +22,13 @@ const StrategyInfo& info_of(std::string_view name);
 Site recheck(const StrategyInfo& info, const ir::Task& t, const Candidate& c);
 
 /// The sites of one nest (path), in the entry's order. Strategies whose sites are nests or loops implement this
-/// once and derive both enumerate (enumerate_by_nest) and the site re-check (recheck_nest) from it.
-using NestSites = std::vector<Site> (*)(const ir::Task& t, const analysis::NestPath& path);
+/// once and derive both enumerate (enumerate_by_nest) and the site re-check (recheck_nest) from it. `only`, when
+/// non-null, is the candidate being re-checked: the function may skip the legality analysis of every other loop or
+/// parameter tuple (their absence from the result is then meaningless), which keeps apply() cheap.
+using NestSites = std::vector<Site> (*)(const ir::Task& t, const analysis::NestPath& path, const Candidate* only);
+/// Does `only` (when set) name this loop / these parameter values? Helpers for NestSites implementations.
+bool probe_loop(const Candidate* only, std::uint32_t loop);
+bool probe_params(const Candidate* only, const Params& ps);
 /// Concatenation of nest_sites over analysis::all_nest_paths (program order).
 std::vector<Site> enumerate_by_nest(const ir::Task& t, NestSites nest_sites);
 /// recheck() restricted to the candidate's nest (S001 when the nest path no longer exists or the site is not one

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -72,6 +73,22 @@ TEST(CliStrategies, ApplyWritesOneRecordPerCandidate) {
   ASSERT_EQ(s1.rc, 0);
   EXPECT_EQ(s1.out, s2.out);
   EXPECT_EQ(std::count(s1.out.begin(), s1.out.end(), '\n'), 2);
+}
+
+TEST(CliStrategies, ApplyVerifyRecordsEquivalence) {
+  std::string task = write_tmp("gemm_task3.json", kGemmTask);
+  CliRun r = run("apply --strategy reduction_factorization " + task + " --verify");
+  ASSERT_EQ(r.rc, 0);
+  std::istringstream in(r.out);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    auto rec = nlohmann::json::parse(line);
+    EXPECT_EQ(rec["class"], "R");
+    EXPECT_EQ(rec["equivalence"]["equivalent"], true) << line;
+    ++n;
+  }
+  EXPECT_EQ(n, 5);  // r = c, v = 1..5
 }
 
 TEST(CliStrategies, BadInputExitsTwo) {

@@ -38,7 +38,7 @@ TEST(LoopReorder, GemmSwapSpatialAndReduction) {
   EXPECT_EQ(a.facts["swapped"][0]["key"], "a");
   EXPECT_EQ(a.facts["swapped"][0]["role"], "spatial");
   EXPECT_EQ(a.facts["swapped"][1]["role"], "reduction");
-  EXPECT_EQ(a.facts["legality"][0]["method"], "isl");
+  EXPECT_EQ(a.facts["legality"][0]["method"], "structural");  // single reduction statement
   EXPECT_EQ(a.facts["nests"]["removed"], nlohmann::json::array({0}));
   EXPECT_EQ(a.facts["candidate"], "loop_reorder@0{p=1,q=2}");
 }
@@ -50,6 +50,20 @@ TEST(LoopReorder, SwappingTwoReductionKeysIsReassociation) {
   EXPECT_EQ(apply_id("loop_reorder@0{p=0,q=1}", t).cls, st::Exactness::Exact);
   auto m = make_task("B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[S_{tx}=max(S_{tx},A_{tx,a,c});];",
                      {{"A", R::Input, {2, 3, 4}}, {"S", R::Output, {2}}});
+  EXPECT_EQ(apply_id("loop_reorder@0{p=1,q=2}", m).cls, st::Exactness::Exact);
+}
+
+TEST(LoopReorder, IslClassWithTwoStatements) {
+  // Two statements: the isl path decides; swapping the two reduction keys of S reorders its accumulation (R).
+  auto t = make_task("B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[S_{tx}=S_{tx}+A_{tx,a,c};Q_{tx,a,c}=A_{tx,a,c}*2;];",
+                     {{"A", R::Input, {2, 3, 4}}, {"Q", R::Output, {2, 3, 4}}, {"S", R::Output, {2}}});
+  auto a = apply_id("loop_reorder@0{p=1,q=2}", t);
+  EXPECT_EQ(a.cls, st::Exactness::Reassoc);
+  EXPECT_EQ(a.facts["legality"][0]["method"], "isl");
+  EXPECT_EQ(apply_id("loop_reorder@0{p=0,q=1}", t).cls, st::Exactness::Exact);
+  // A max reduction is reordered exactly (E) — isl tags the dependence but max is associative.
+  auto m = make_task("B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[S_{tx}=max(S_{tx},A_{tx,a,c});Q_{tx,a,c}=A_{tx,a,c}*2;];",
+                     {{"A", R::Input, {2, 3, 4}}, {"Q", R::Output, {2, 3, 4}}, {"S", R::Output, {2}}});
   EXPECT_EQ(apply_id("loop_reorder@0{p=1,q=2}", m).cls, st::Exactness::Exact);
 }
 
@@ -81,6 +95,17 @@ TEST(LoopTiling, GemmCatalogueExample) {
   EXPECT_EQ(b.cls, st::Exactness::Exact);
   EXPECT_EQ(leir(b), expand_refs("B^{8}_{tx=0}L^{2}_{d=0}L^{3}_{f=0}L^{2}_{a=0}L^{2}_{c=0}[D_{tx,d*2+a}=D_{tx,d*2+a}+"
                                  "A_{tx,f*2+c}*E_{f*2+c,d*2+a};];"));
+}
+
+TEST(LoopTiling, IslClassWithTwoStatements) {
+  // Two statements (isl path): tiling the two reduction keys of S reorders its accumulation (R); tiling
+  // (tx, a) keeps it (E).
+  auto t = make_task("B^{4}_{tx=0}L^{4}_{a=0}L^{4}_{c=0}[S_{tx}=S_{tx}+A_{tx,a,c};Q_{tx,a,c}=A_{tx,a,c}*2;];",
+                     {{"A", R::Input, {4, 4, 4}}, {"Q", R::Output, {4, 4, 4}}, {"S", R::Output, {4}}});
+  auto a = apply_id("loop_tiling@0/l1{fx0=2,fy0=2}", t);
+  EXPECT_EQ(a.cls, st::Exactness::Reassoc);
+  EXPECT_EQ(a.facts["legality"][1]["method"], "isl");
+  EXPECT_EQ(apply_id("loop_tiling@0/l0{fx0=2,fy0=2}", t).cls, st::Exactness::Exact);
 }
 
 TEST(LoopTiling, TwoReductionKeysIsReassociation) {

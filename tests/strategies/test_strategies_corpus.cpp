@@ -1,7 +1,8 @@
 // Property test (STRATEGIES.md §2 rule 2): on every reference-corpus task that validates, re-emitted at the
 // workload suite's small shapes, every candidate of every registered strategy applies and validates (apply runs
-// the validator; a failure is StrategyError S003 = a strategy bug). Candidates per (strategy, task) are capped by
-// a deterministic sample of at most 20 (sample_indices, seed 0). Counts per strategy are printed.
+// the validator; a failure is StrategyError S003 = a strategy bug), lowers to C (lower::lower_c) and passes
+// interp::check_equivalence (bit-exact for class E). Candidates per (strategy, task) are capped by a
+// deterministic sample of at most 20 (sample_indices, seed 0). Counts per strategy are printed.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,6 +10,8 @@
 #include <map>
 
 #include "frontend/workloads.hpp"
+#include "interp/equivalence.hpp"
+#include "lower/lower.hpp"
 #include "ir/printer.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
@@ -51,6 +54,13 @@ TEST(StrategyCorpusSlow, EveryCandidateAppliesAndValidates) {
         try {
           st::Applied a = s.apply(t, c);
           EXPECT_EQ(a.facts["candidate"], c.id());
+          EXPECT_FALSE(steptp::lower::lower_c(a.task).empty());
+          steptp::interp::EquivOptions eo;
+          eo.seeds = {0};
+          eo.exact = a.cls == st::Exactness::Exact;
+          auto r = steptp::interp::check_equivalence(t, a.task, eo);
+          EXPECT_TRUE(r.equivalent) << t.workload << ": " << c.id() << " (class " << st::exactness_letter(a.cls)
+                                    << "): " << r.code << " " << r.message;
           auto back = st::parse_candidate_id(c.id());
           ASSERT_TRUE(back.has_value()) << c.id();
           EXPECT_EQ(back->id(), c.id());

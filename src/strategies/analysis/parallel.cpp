@@ -36,6 +36,16 @@ CarryVerdict loop_carries(const ir::Program& p, const NestPath& path, std::uint3
   return {carries_dependence(stmts, loop_sched_dim(p, path, loop)), "isl"};
 }
 
+bool only_reduction_dependences(const ir::Program& p, std::uint32_t top, Reduction* red) {
+  auto stmts = collect_stmts(p.nests.at(top), NestPath{top});
+  if (stmts.size() != 1) return false;
+  auto r = match_reduction(p, stmts[0]);
+  if (!r || (r->implicit_init && !r->unused_keys.empty())) return false;
+  if (has_gather(*r->lhs)) return false;
+  if (red) *red = *r;
+  return true;
+}
+
 bool parallel_loops_ok(const ir::Program& p, std::uint32_t top, std::string* detail) {
   for (const auto& path : all_nest_paths(p)) {
     if (path[0] != top) continue;

@@ -6,6 +6,7 @@
 
 #include "ir/ast.hpp"
 #include "strategies/analysis/locate.hpp"
+#include "strategies/analysis/reduction.hpp"
 
 namespace steptp::strategy::analysis {
 
@@ -22,6 +23,12 @@ struct CarryVerdict {
 /// Does loop `loop` of the nest at `path` carry a dependence? The syntactic test first, then isl over the
 /// statements of the enclosing top-level nest (reduction dependences count: a reduction loop carries one).
 CarryVerdict loop_carries(const ir::Program& p, const NestPath& path, std::uint32_t loop);
+
+/// Structural shortcut of §7.1: top-level nest `top` holds a single statement, which is a reduction whose init is
+/// continuing or which uses every key in scope, and no other buffer is written. Then every dependence of the nest
+/// is a tagged reduction dependence, so every loop permutation (and tiling) respects the ordinary ones.
+/// `red` receives the reduction.
+bool only_reduction_dependences(const ir::Program& p, std::uint32_t top, Reduction* red = nullptr);
 
 /// LEIR.md §8.5 invariant for top-level nest `top`: every P, V or B loop with extent > 1 that is not reducing
 /// (ir::is_reducing_loop) carries no dependence. `detail` names the first offending loop.

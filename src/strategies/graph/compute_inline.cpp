@@ -179,7 +179,7 @@ Plan plan(const ir::Task& t0, std::uint32_t i) {
   return p;
 }
 
-std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate*) {
   if (path.size() != 1) return {};
   const ir::Nest& n = t.program.nests[path[0]];
   if (n.body.size() != 1 || !n.body[0].is_stmt() || t.find_known(n.body[0].stmt().lhs.text)) return {};

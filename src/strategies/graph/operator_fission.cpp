@@ -78,7 +78,7 @@ Split split(const ir::Task& t, const analysis::NestPath& path, std::uint32_t cut
   return s;
 }
 
-std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate*) {
   const ir::Nest& n = *analysis::nest_at(t.program, path);
   if (n.body.size() < 2) return {};
   std::vector<Params> ps;

@@ -106,7 +106,7 @@ std::optional<Plan> plan(const ir::Task& t, std::uint32_t i) {
 }
 
 /// The site of top-level nest path[0] (fused with its successor), if legal.
-std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate*) {
   if (path.size() != 1) return {};
   auto p = plan(t, path[0]);
   if (!p) return {};

@@ -31,7 +31,7 @@ ir::Task bound(const ir::Task& t, const analysis::NestPath& path, std::uint32_t 
 }  // namespace
 
 namespace {
-std::vector<Site> binding_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> binding_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate* only) {
   std::vector<Site> out;
   const auto& cfg = default_config();
   const ir::Nest& n = *analysis::nest_at(t.program, path);
@@ -43,15 +43,17 @@ std::vector<Site> binding_sites(const ir::Task& t, const analysis::NestPath& pat
   for (std::uint32_t k = 0; k < n.loops.size(); ++k) {
     const auto& l = n.loops[k];
     if (l.kind != ir::LoopKind::L || ir::is_reducing_loop(n, l.var)) continue;
-    if (analysis::loop_carries(t.program, path, k).carries) continue;
+    if (!probe_loop(only, k) || analysis::loop_carries(t.program, path, k).carries) continue;
     for (const auto& tag : analysis::hw_tags()) {
       if (tags.count(tag) || top_keys.count(tag + l.var)) continue;
       auto nt = tags;
       nt[tag] = l.extent;
       if (!analysis::launch_limits_ok(nt, cfg)) continue;
+      Params tuple{Param{"loop", static_cast<std::int64_t>(k)}, Param{"tag", tag}};
+      if (!probe_params(only, tuple)) continue;
       ir::Task a = bound(t, path, k, tag);
       if (!nest_invariants_broken(a.program, path[0]).empty()) continue;
-      ps.push_back(Params{Param{"loop", static_cast<std::int64_t>(k)}, Param{"tag", tag}});
+      ps.push_back(std::move(tuple));
     }
   }
   if (ps.empty()) return out;

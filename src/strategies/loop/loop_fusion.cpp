@@ -108,11 +108,11 @@ Merge merge(const ir::Task& t, const analysis::NestPath& path, std::uint32_t j) 
 }  // namespace
 
 namespace {
-std::vector<Site> fusion_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> fusion_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate* only) {
   std::vector<Site> out;
   const ir::Nest& n = *analysis::nest_at(t.program, path);
   for (std::uint32_t j = 0; j + 1 < n.loops.size(); ++j) {
-    if (!merge(t, path, j).ok) continue;
+    if (!probe_loop(only, j) || !merge(t, path, j).ok) continue;
     SiteRef ref;
     ref.nest = path;
     ref.loop = j;

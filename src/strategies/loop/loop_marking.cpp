@@ -22,7 +22,8 @@ bool inside_bound(const ir::Program& p, const analysis::NestPath& path, std::uin
   return false;
 }
 
-std::vector<Site> marking_sites(const ir::Task& t, const analysis::NestPath& path, std::int64_t max_extent) {
+std::vector<Site> marking_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate* only,
+                                std::int64_t max_extent) {
   std::vector<Site> out;
   const ir::Nest& n = *analysis::nest_at(t.program, path);
   for (std::uint32_t k = 0; k < n.loops.size(); ++k) {
@@ -30,7 +31,7 @@ std::vector<Site> marking_sites(const ir::Task& t, const analysis::NestPath& pat
     if (l.kind != ir::LoopKind::L || l.extent < 2 || l.extent > max_extent) continue;
     if (ir::is_reducing_loop(n, l.var)) continue;
     if (!inside_bound(t.program, path, k)) continue;
-    if (analysis::loop_carries(t.program, path, k).carries) continue;
+    if (!probe_loop(only, k) || analysis::loop_carries(t.program, path, k).carries) continue;
     SiteRef ref;
     ref.nest = path;
     ref.loop = k;
@@ -38,11 +39,11 @@ std::vector<Site> marking_sites(const ir::Task& t, const analysis::NestPath& pat
   }
   return out;
 }
-std::vector<Site> par_sites(const ir::Task& t, const analysis::NestPath& path) {
-  return marking_sites(t, path, INT64_MAX);
+std::vector<Site> par_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate* only) {
+  return marking_sites(t, path, only, INT64_MAX);
 }
-std::vector<Site> vec_sites(const ir::Task& t, const analysis::NestPath& path) {
-  return marking_sites(t, path, default_config().vector_width);
+std::vector<Site> vec_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate* only) {
+  return marking_sites(t, path, only, default_config().vector_width);
 }
 
 Applied apply_marking(const ir::Task& t, const Candidate& c, const char* name, ir::LoopKind kind) {

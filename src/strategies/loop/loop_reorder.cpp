@@ -35,6 +35,20 @@ Verdict judge(const ir::Task& t, const ir::Task& after, const analysis::NestPath
     v.legal = true;
     v.method = "syntactic";
     v.detail = "both loops carry no dependence";
+  } else if (analysis::Reduction red; analysis::only_reduction_dependences(t.program, path[0], &red)) {
+    // Every dependence is a reduction dependence: legal. R when the order of the accumulation keys (reduction
+    // keys and unused keys) changes for a + - * reduction.
+    v.legal = true;
+    v.method = "structural";
+    v.detail = "only reduction dependences (single reduction statement)";
+    auto order = [&](const ir::Program& p) {
+      std::vector<std::string> seq;
+      for (const auto& sc : analysis::collect_stmts(p.nests[path[0]], {path[0]}))
+        for (const auto* l : sc.loops)
+          if (!ir::mentions_var(sc.stmt->lhs, l->var)) seq.push_back(l->var);
+      return seq;
+    };
+    if (analysis::reassociates(red.op) && order(t.program) != order(after.program)) v.cls = Exactness::Reassoc;
   } else {
     auto chk = analysis::check_schedule(analysis::reschedule_stmts(t.program, after.program, path[0], {}));
     v.legal = chk.legal;
@@ -56,16 +70,17 @@ Verdict judge(const ir::Task& t, const ir::Task& after, const analysis::NestPath
 }  // namespace
 
 namespace {
-std::vector<Site> reorder_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> reorder_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate* only) {
   std::vector<Site> out;
   const ir::Nest& n = *analysis::nest_at(t.program, path);
   if (n.loops.size() < 2) return out;
   std::vector<Params> ps;
   for (std::uint32_t p = 0; p < n.loops.size(); ++p)
     for (std::uint32_t q = p + 1; q < n.loops.size(); ++q) {
+      Params tuple{Param{"p", static_cast<std::int64_t>(p)}, Param{"q", static_cast<std::int64_t>(q)}};
+      if (!probe_params(only, tuple)) continue;
       ir::Task after = swapped(t, path, p, q);
-      if (judge(t, after, path, p, q).legal)
-        ps.push_back(Params{Param{"p", static_cast<std::int64_t>(p)}, Param{"q", static_cast<std::int64_t>(q)}});
+      if (judge(t, after, path, p, q).legal) ps.push_back(std::move(tuple));
     }
   if (ps.empty()) return out;
   SiteRef ref;

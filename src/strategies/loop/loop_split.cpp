@@ -11,7 +11,7 @@
 namespace steptp::strategy::loop {
 
 namespace {
-std::vector<Site> split_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> split_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate*) {
   std::vector<Site> out;
   const ir::Nest& n = *analysis::nest_at(t.program, path);
   for (std::uint32_t k = 0; k < n.loops.size(); ++k) {

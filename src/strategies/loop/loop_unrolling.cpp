@@ -8,7 +8,7 @@
 namespace steptp::strategy::loop {
 
 namespace {
-std::vector<Site> unroll_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> unroll_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate*) {
   std::vector<Site> out;
   const auto& cfg = default_config();
   const ir::Nest& n = *analysis::nest_at(t.program, path);

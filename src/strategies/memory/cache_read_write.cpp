@@ -198,7 +198,7 @@ std::vector<std::size_t> depths(const ir::Task& t, std::uint32_t i, std::uint32_
 ir::Scope scope_of(const std::string& s) { return s == "s" ? ir::Scope::Shared : ir::Scope::Local; }
 
 /// Sites of top-level nest path[0]: its direct body statements, in order.
-std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate*) {
   if (path.size() != 1) return {};
   const std::uint32_t i = path[0];
   const ir::Nest& n = t.program.nests[i];

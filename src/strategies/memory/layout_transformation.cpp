@@ -108,7 +108,7 @@ Params without_access(const Params& ps) {
   return out;
 }
 
-std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path) {
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate*) {
   if (path.size() != 1) return {};
   const std::uint32_t i = path[0];
   std::vector<Params> ps;
