@@ -35,16 +35,20 @@ $(ASAN_BUILD)/build.ninja: CMakeLists.txt | deps
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target steptp_tests steptp
 
+# The main job: the dataset pipeline on the small built-in default (3 workloads per family, one small shape each,
+# one-step candidates, measured), then an audit of 30 sampled records. A rerun reuses $(OUT)/cache.sqlite.
 run: build
 	./$(BUILD)/steptp generate --out $(OUT)
-	@echo "dataset written to $(OUT) (chat/, archive/, stats.md); audit with: ./$(BUILD)/steptp audit $(OUT)"
+	./$(BUILD)/steptp audit $(OUT) --sample 30
+	@echo "dataset: $(OUT)/chat/{train,val,test}.jsonl (chat template), $(OUT)/archive/all.jsonl (full records)"
+	@echo "report:  $(OUT)/stats.md (and stats.json); full audit: ./$(BUILD)/steptp audit $(OUT)"
 
 unit: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS)
 
 # Sanitizer build of the unit tests (ASan+UBSan, any report fails the test: UBSan does not recover); test suites
 # with "Slow" in their name are skipped here (they run in `unit`). libcln's static-init leak is suppressed in the
-# binaries themselves (cmake/lsan_suppressions.cpp). --no-tests=error: an empty test list is a failure.
+# binaries themselves (src/cli/ and tests/lsan_suppressions.cpp). --no-tests=error: an empty test list is a failure.
 asan: build-asan
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure --no-tests=error -j $(JOBS) -E 'Slow|slow'

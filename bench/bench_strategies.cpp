@@ -1,64 +1,97 @@
-// Strategy throughput: enumerate + apply (apply includes the site re-check and the validator) of every candidate
-// (capped at 20 per strategy and task, deterministic sample) of each loop strategy over the reference corpus at
-// the workload suite's small shapes. Items = applied candidates.
+// Strategy throughput (issue #5) over every built-in workload, one benchmark per registered strategy:
+//  - BM_DefaultShapes: enumerate + apply (apply = site re-check, fresh names, new AST, validator, facts) at the
+//    workloads' default shapes, without running anything; items = applied candidates.
+//  - BM_SmallShapesVerified: enumerate + apply + lower_c + check_equivalence (one seed, class E bit-exact) at the
+//    workloads' small shapes; items = verified candidates.
+//  - BM_EnumerateOnly: enumerate at default shapes; items = tasks.
+// Candidates applied per (strategy, task) are a deterministic sample (sample_indices, seed = task index) of at
+// most 20 (default shapes) or 3 (small shapes, verified), as in the property test.
 #include <benchmark/benchmark.h>
 
 #include <string>
 #include <vector>
 
 #include "frontend/workloads.hpp"
+#include "interp/equivalence.hpp"
 #include "ir/task.hpp"
-#include "ir/validate.hpp"
+#include "lower/lower.hpp"
 #include "strategies/registry.hpp"
 #include "strategies/sample.hpp"
 
 namespace {
-const std::vector<steptp::ir::Task>& tasks() {
-  static const std::vector<steptp::ir::Task> out = [] {
-    std::vector<steptp::ir::Task> v;
-    for (auto& te : steptp::ir::read_tasks_jsonl(std::string(STEPTP_SHARED_DIR) + "/leir-reference/corpus.jsonl")) {
-      if (!te.ok) continue;
-      const auto* w = steptp::frontend::find_workload(te.task.workload);
-      if (!w) continue;
-      try {
-        auto t = steptp::frontend::emit(*w, steptp::frontend::small_params(*w), steptp::ir::DType::F32);
-        if (steptp::ir::analyze(t).ok()) v.push_back(std::move(t));
-      } catch (const std::exception&) {
-      }
+namespace fe = steptp::frontend;
+namespace st = steptp::strategy;
+
+std::vector<steptp::ir::Task> emit_all(bool small) {
+  std::vector<steptp::ir::Task> v;
+  for (const auto& w : fe::workloads()) {
+    try {
+      v.push_back(fe::emit(w, small ? fe::small_params(w) : fe::default_params(w), steptp::ir::DType::F32));
+    } catch (const std::exception&) {
     }
-    return v;
-  }();
-  return out;
+  }
+  return v;
+}
+const std::vector<steptp::ir::Task>& default_tasks() {
+  static const auto v = emit_all(false);
+  return v;
+}
+const std::vector<steptp::ir::Task>& small_tasks() {
+  static const auto v = emit_all(true);
+  return v;
 }
 
-void BM_EnumerateApply(benchmark::State& st) {
-  const auto& s = steptp::strategy::registry()[static_cast<std::size_t>(st.range(0))];
-  st.SetLabel(std::string(s.name));
+void BM_DefaultShapes(benchmark::State& state) {
+  const auto& s = st::registry()[static_cast<std::size_t>(state.range(0))];
+  state.SetLabel(std::string(s.name));
   std::int64_t applied = 0;
-  for (auto _ : st)
-    for (const auto& t : tasks()) {
-      auto c = steptp::strategy::enumerate_candidates(s, t);
-      for (std::size_t i : steptp::strategy::sample_indices(c.size(), 20, 0)) {
+  for (auto _ : state)
+    for (std::size_t ti = 0; ti < default_tasks().size(); ++ti) {
+      const auto& t = default_tasks()[ti];
+      auto c = st::enumerate_candidates(s, t);
+      for (std::size_t i : st::sample_indices(c.size(), 20, ti)) {
         benchmark::DoNotOptimize(s.apply(t, c[i]).facts.size());
         ++applied;
       }
     }
-  st.SetItemsProcessed(applied);
+  state.SetItemsProcessed(applied);
 }
-BENCHMARK(BM_EnumerateApply)->DenseRange(0, static_cast<int>(steptp::strategy::registry().size()) - 1)
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
 
-void BM_EnumerateOnly(benchmark::State& st) {
-  const auto& s = steptp::strategy::registry()[static_cast<std::size_t>(st.range(0))];
-  st.SetLabel(std::string(s.name));
-  std::int64_t n = 0;
-  for (auto _ : st)
-    for (const auto& t : tasks()) n += static_cast<std::int64_t>(s.enumerate(t).size());
-  st.SetItemsProcessed(static_cast<std::int64_t>(tasks().size()) * st.iterations());
-  benchmark::DoNotOptimize(n);
+void BM_SmallShapesVerified(benchmark::State& state) {
+  const auto& s = st::registry()[static_cast<std::size_t>(state.range(0))];
+  state.SetLabel(std::string(s.name));
+  std::int64_t verified = 0, failed = 0;
+  for (auto _ : state)
+    for (std::size_t ti = 0; ti < small_tasks().size(); ++ti) {
+      const auto& t = small_tasks()[ti];
+      auto c = st::enumerate_candidates(s, t);
+      for (std::size_t i : st::sample_indices(c.size(), 3, ti)) {
+        auto a = s.apply(t, c[i]);
+        benchmark::DoNotOptimize(steptp::lower::lower_c(a.task).size());
+        steptp::interp::EquivOptions eo;
+        eo.seeds = {0};
+        eo.exact = a.cls == st::Exactness::Exact;
+        if (steptp::interp::check_equivalence(t, a.task, eo).equivalent) ++verified; else ++failed;
+      }
+    }
+  state.SetItemsProcessed(verified);
+  state.counters["failed"] = static_cast<double>(failed);
 }
-BENCHMARK(BM_EnumerateOnly)->DenseRange(0, static_cast<int>(steptp::strategy::registry().size()) - 1)
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
+
+void BM_EnumerateOnly(benchmark::State& state) {
+  const auto& s = st::registry()[static_cast<std::size_t>(state.range(0))];
+  state.SetLabel(std::string(s.name));
+  std::int64_t n = 0;
+  for (auto _ : state)
+    for (const auto& t : default_tasks()) n += static_cast<std::int64_t>(s.enumerate(t).size());
+  state.SetItemsProcessed(static_cast<std::int64_t>(default_tasks().size()) * state.iterations());
+  state.counters["sites"] = static_cast<double>(n);
+}
+
+const int kLast = static_cast<int>(st::registry().size()) - 1;
+BENCHMARK(BM_DefaultShapes)->DenseRange(0, kLast)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_SmallShapesVerified)->DenseRange(0, kLast)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_EnumerateOnly)->DenseRange(0, kLast)->Unit(benchmark::kMillisecond)->Iterations(1);
 }  // namespace
 
 BENCHMARK_MAIN();

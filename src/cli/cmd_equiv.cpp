@@ -21,13 +21,14 @@ struct EquivArgs {
 
 int equiv_cmd(const EquivArgs& x) {
   ir::Task a, b;
-  try {
-    a = ir::read_task_file(x.a);
-    b = ir::read_task_file(x.b);
-  } catch (const ir::LeirError& e) {
-    return fail(e.diag().headline());
-  } catch (const std::exception& e) {
-    return fail(e.what());
+  for (auto [path, task] : {std::pair{&x.a, &a}, std::pair{&x.b, &b}}) {
+    try {
+      *task = ir::read_task_file(*path);
+    } catch (const ir::LeirError& e) {
+      return fail(*path + ": " + e.diag().headline());
+    } catch (const std::exception& e) {
+      return fail(e.what());
+    }
   }
   interp::EquivOptions opt;
   if (!x.seeds.empty()) opt.seeds = x.seeds;

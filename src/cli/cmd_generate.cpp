@@ -75,12 +75,18 @@ int run(GenerateArgs& a) {
     auto s = dataset::run_generate(gen, filter, o);
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
-    std::cout << fmt::format("{} {} units ({} from cache, {} computed), {} records, {} candidates ({} cached) in {:.1f} s "
-                             "with {} jobs, peak RSS {:.1f} MiB -> {}\n",
-                             s.complete ? "generated" : "stopped after", s.units, s.units_from_cache, s.units_computed,
-                             s.records, s.candidates, s.candidate_cache_hits, s.seconds, o.jobs,
-                             double(ru.ru_maxrss) / 1024.0, s.where);
-    return s.complete ? 0 : 3;
+    if (!s.complete) {
+      std::cout << fmt::format("stopped after {} of {} units ({} from cache, {} computed) in {:.1f} s; rerun the same "
+                               "command to finish from the cache -> {}\n",
+                               s.units_from_cache + s.units_computed, s.units, s.units_from_cache, s.units_computed,
+                               s.seconds, s.where);
+      return 3;
+    }
+    std::cout << fmt::format("generated {} units ({} from cache, {} computed), {} records, {} candidates ({} cached) "
+                             "in {:.1f} s with {} jobs, peak RSS {:.1f} MiB -> {}\n",
+                             s.units, s.units_from_cache, s.units_computed, s.records, s.candidates,
+                             s.candidate_cache_hits, s.seconds, o.jobs, double(ru.ru_maxrss) / 1024.0, s.where);
+    return 0;
   } catch (const std::invalid_argument& e) {
     return fail(e.what());
   }

@@ -28,7 +28,7 @@ int run_lower(const LowerOpts& o) {
     else if (o.target == "cuda") code = lower::lower_cuda(t);
     else return fail("unknown target '" + o.target + "' (tir, c, cuda)");
   } catch (const ir::LeirError& e) {
-    return fail(e.diag().headline());
+    return fail(o.file + ": " + e.diag().headline());
   } catch (const std::exception& e) {
     return fail(e.what());
   }

@@ -18,7 +18,7 @@ int run_measure(const std::string& file, runtime::MeasureOptions opt) {
     std::cout << r.to_json() << "\n";
     return r.ok ? 0 : 1;
   } catch (const ir::LeirError& e) {
-    return fail(e.diag().headline());
+    return fail(file + ": " + e.diag().headline());
   } catch (const std::exception& e) {
     return fail(e.what());
   }

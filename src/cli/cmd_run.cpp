@@ -39,7 +39,7 @@ int run_cmd(const RunArgs& a) {
   try {
     task = ir::read_task_file(a.path);
   } catch (const ir::LeirError& e) {
-    return fail(e.diag().headline());
+    return fail(a.path + ": " + e.diag().headline());
   } catch (const std::exception& e) {
     return fail(e.what());
   }

@@ -22,6 +22,7 @@
 #include "dataset/tokens.hpp"
 #include "dataset/unit_pipeline.hpp"
 #include "ir/task.hpp"
+#include "strategies/registry.hpp"
 
 namespace fs = std::filesystem;
 
@@ -44,7 +45,22 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   auto t0 = std::chrono::steady_clock::now();
   GenerateSummary sum;
   std::vector<Reject> plan_rejects;
+  for (const auto& name : gen.strategies)
+    if (!strategy::find(name))
+      throw std::invalid_argument("unknown strategy '" + name + "' (see `steptp strategies list`)");
   std::vector<Unit> units = plan_units(gen, plan_rejects);
+  // S1 rejections are input mistakes (a misspelt --workloads name, a malformed --tasks line): say so on stderr
+  // (they are also recorded in rejects.jsonl), and refuse to write an empty dataset.
+  std::size_t s1 = 0;
+  for (const auto& r : plan_rejects)
+    if (r.stage == "S1") {
+      ++s1;
+      fmt::print(stderr, "steptp generate: warning: {}: {}{}{}\n", r.unit, r.reason, r.detail.empty() ? "" : ": ",
+                 r.detail);
+    }
+  if (units.empty())
+    throw std::invalid_argument(s1 ? "nothing to generate: every selected workload was rejected (warnings above)"
+                                   : "nothing to generate: the selection holds no workload unit");
   if (opt.sharded) {
     std::vector<Unit> mine;
     for (auto& u : units)
@@ -85,7 +101,7 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
     }
   }
   sum.units = std::int64_t(units.size());
-  Progress bar("generate", std::int64_t(units.size()), opt.progress);
+  Progress bar("S2-S9 units (workload x shape instance)", std::int64_t(units.size()), opt.progress);
   bar.tick(sum.units_from_cache);
   std::atomic<std::size_t> next{0};
   std::atomic<int> computed{0}, claimed{0};
@@ -140,6 +156,8 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
     add_counters(in.counters, r.counters);
   }
   sum.records = std::int64_t(in.archive.size());
+  if (opt.progress)
+    fmt::print(stderr, "[S10-S11 filter + export] {} records -> {}\n", sum.records, dir.string());
   if (opt.sharded) {
     std::sort(in.archive.begin(), in.archive.end(), record_less);
     ir::write_file_atomic((dir / "records.jsonl").string(), to_jsonl(in.archive));

@@ -50,7 +50,10 @@ void Progress::draw(bool force) {
     auto s = std::int64_t(double(total_ - done_) / rate);
     eta = fmt::format("{}:{:02d}", s / 60, int(s % 60));
   }
-  std::string line = fmt::format("[{}] {}/{} {:.1f}/s ETA {}", stage_, done_, total_, rate, eta);
+  const int pct = total_ > 0 ? int(done_ * 100 / total_) : 100;
+  std::string r = rate >= 1.0 ? fmt::format("{:.1f}/s", rate) : fmt::format("{:.1f}/min", rate * 60.0);
+  std::string line = fmt::format("[{}] {}/{} ({}%) {} elapsed {}:{:02d} ETA {}", stage_, done_, total_, pct, r,
+                                 std::int64_t(el) / 60, int(std::int64_t(el) % 60), eta);
   if (tty_) fmt::print(stderr, "\r{}\x1b[K", line);
   else fmt::print(stderr, "{}\n", line);
   std::fflush(stderr);

@@ -1,4 +1,5 @@
-// Progress reporting on stderr: on a TTY one self-updating line "[stage] done/total rate/s ETA m:ss"; otherwise
+// Progress reporting on stderr: on a TTY one self-updating line "[stage] done/total (pct%) rate elapsed m:ss ETA m:ss"
+// (rate per second, or per minute below 1/s); otherwise
 // plain lines at most every 10 % or 10 s. Thread-safe. Never writes to stdout or output files.
 #pragma once
 #include <chrono>

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "dataset/cache.hpp"
@@ -118,9 +119,15 @@ TEST(DatasetCliSlow, KillNineThenRerunMatchesUninterrupted) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  if (pid > 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
+  ASSERT_GT(pid, 0) << "the run finished before it could be killed";
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  // the kill landed mid-run: units were cached but no dataset was exported
+  EXPECT_FALSE(fs::exists(d + "/killed/manifest.json"));
+  {
+    Cache c(d + "/killed/cache.sqlite");
+    EXPECT_GE(c.count("units"), 1);
+    EXPECT_LT(c.count("units"), 6);
   }
   ASSERT_EQ(run_cli(tiny_args(tasks, d + "/killed"), d), 0);
   expect_same_tree(d + "/ref", d + "/killed");
@@ -141,5 +148,38 @@ TEST(DatasetCliSlow, AuditFailsOnCorruptedRecord) {
   std::string text = to_jsonl(recs);
   std::ofstream(d + "/o/archive/all.jsonl", std::ios::binary) << text;
   EXPECT_EQ(run_cli({"audit", d + "/o"}, d), 1);  // manifest hash and reasoning both fail
+  fs::remove_all(d);
+}
+
+TEST(DatasetCliSlow, OnnxModelsGiveVerifiedSamples) {
+  // Real imported KernelBench models as workloads (issue #6): records come from the ONNX graphs, carry the
+  // KernelBench suite and pass the audit.
+  std::string d = temp_dir("onnx");
+  const std::string l1 = std::string(STEPTP_SHARED_DIR) + "/kernelbench-onnx/level1/";
+  ASSERT_EQ(run_cli({"generate", "--out", d + "/o", "--onnx", l1 + "19_ReLU", l1 + "36_RMSNorm_", "--no-measure",
+                     "--no-progress", "--max-candidates", "1"},
+                    d),
+            0);
+  auto recs = read_jsonl(d + "/o/archive/all.jsonl");
+  ASSERT_FALSE(recs.empty());
+  std::set<std::string> workloads;
+  for (const auto& r : recs) {
+    EXPECT_EQ(r["suite"], "level1");
+    workloads.insert(r["workload"].get<std::string>());
+  }
+  EXPECT_EQ(workloads, (std::set<std::string>{"19_ReLU", "36_RMSNorm_"}));
+  EXPECT_EQ(run_cli({"audit", d + "/o"}, d), 0);
+  fs::remove_all(d);
+}
+
+TEST(DatasetCliSlow, BadSelectionsAreErrors) {
+  std::string d = temp_dir("badsel");
+  std::string tasks = write_tiny_tasks(d);
+  EXPECT_EQ(run_cli(with(tiny_args(tasks, d + "/a"), {"--strategies", "no_such_strategy"}), d), 2);
+  EXPECT_EQ(run_cli({"generate", "--out", d + "/b", "--workloads", "NoSuchWorkload", "--no-measure"}, d), 2);
+  std::ofstream(d + "/empty.jsonl") << "";
+  EXPECT_EQ(run_cli({"generate", "--out", d + "/c", "--tasks", d + "/empty.jsonl", "--no-measure"}, d), 2);
+  EXPECT_EQ(run_cli({"audit", d + "/nothing_here"}, d), 2);
+  EXPECT_FALSE(fs::exists(d + "/b/manifest.json"));
   fs::remove_all(d);
 }

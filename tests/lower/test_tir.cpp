@@ -95,7 +95,9 @@ TEST(LowerTir, SpecificForms) {
   // grid of consecutive L headers; CPU mode drops the unit_tx wrapper
   EXPECT_NE(text("math_funcs").find("for a, c in T.grid(3, 4):"), std::string::npos);
   for (const auto& t : tasks)
-    if (t.workload == "no_bound_loop") EXPECT_EQ(lower::lower_tir(t, false).find("unit_tx"), std::string::npos);
+    if (t.workload == "no_bound_loop") {
+      EXPECT_EQ(lower::lower_tir(t, false).find("unit_tx"), std::string::npos);
+    }
 }
 
 TEST(LowerTir, BlockNamesGetSuffixes) {
