@@ -4,20 +4,14 @@
 #include <cstring>
 
 #include "dataset/hash.hpp"
+#include "interp/compare.hpp"
 #include "ir/diag.hpp"
 #include "runtime/measure.hpp"
 
 namespace steptp::dataset {
 
-std::pair<double, double> dataset_tolerance(ir::DType t) {
-  switch (t) {
-    case ir::DType::F64: return {1e-9, 1e-12};
-    case ir::DType::F32: return {1e-4, 1e-5};
-    case ir::DType::F16:
-    case ir::DType::BF16: return {1e-2, 1e-3};
-    default: return {0.0, 0.0};
-  }
-}
+// DATASET.md §2.5 uses the per-dtype table of LEIR.md §11; one definition lives in interp/compare.hpp.
+std::pair<double, double> dataset_tolerance(ir::DType t) { return interp::element_tolerance(t); }
 
 std::int64_t statement_instances(const ir::Task& t) {
   std::int64_t n = 0;

@@ -226,3 +226,30 @@ TEST(PrecomputeIndices, SharedEntriesAndLazyOnlyEntries) {
                                  "A_{tx,D^{i64,g}_{a}}*A_{tx,D^{i64,g}_{a}}+if_then_else(c>0,A_{tx,c-1},0.0);];"));
   EXPECT_TRUE(equivalent_in_class(t, a));
 }
+
+TEST(ReferenceDefects, B1TwoAccessesOfOneBufferStayDistinct) {
+  // B1: the reference mapped each buffer name to the first subscript seen, so A_{tx,c}*A_{a,c} collapsed. Here each
+  // access is its own site and every candidate of every memory/loop strategy stays equivalent.
+  auto t = make_task("B^{4}_{tx=0}L^{4}_{a=0}L^{3}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*A_{a,c};];",
+                     {{"A", R::Input, {4, 3}}, {"D", R::Output, {4, 4}}});
+  auto ids = candidate_ids("cache_read_write", t);
+  EXPECT_TRUE(has(ids, R"(cache_read_write@0/s0{variant=read,access="A^{f32,g}_{tx,c}",scope=l,d=1})"));
+  EXPECT_TRUE(has(ids, R"(cache_read_write@0/s0{variant=read,access="A^{f32,g}_{a,c}",scope=l,d=1})"));
+  auto a = apply_id(R"(cache_read_write@0/s0{variant=read,access="A^{f32,g}_{a,c}",scope=l,d=1})", t);
+  EXPECT_NE(leir(a).find("A^{f32,g}_{tx,c}*C^{f32,l}_"), std::string::npos) << leir(a);
+  for (const char* s : {"cache_read_write", "layout_transformation", "loop_reorder", "loop_tiling",
+                        "reduction_factorization", "loop_split"})
+    EXPECT_GT(check_all_candidates(s, t), 0u) << s;
+}
+
+TEST(ReferenceDefects, B9WriteCacheWhenTheOutputSubscriptLacksTx) {
+  // B9: the reference's cache write crashed when the output subscript had no tx. Enumeration and every candidate
+  // work here, with the helper nest bound by the binding rule.
+  auto t = make_task("B^{1}_{tx=0}L^{4}_{a=0}L^{3}_{c=0}[D_{a}=D_{a}+A_{a,c};];",
+                     {{"A", R::Input, {4, 3}}, {"D", R::Output, {4}}});
+  auto ids = candidate_ids("cache_read_write", t);
+  EXPECT_TRUE(std::any_of(ids.begin(), ids.end(), [](const std::string& s) {
+    return s.find("variant=write") != std::string::npos;
+  })) << ids.size();
+  EXPECT_EQ(check_all_candidates("cache_read_write", t), ids.size());
+}
