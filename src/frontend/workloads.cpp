@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "frontend/workloads/families.hpp"
+#include "interp/splitmix64.hpp"
 #include "ir/parser.hpp"
 
 namespace steptp::frontend {
@@ -100,16 +101,7 @@ ir::Task emit(const Workload& w, const Params& params, ir::DType dtype) {
 }
 
 namespace {
-struct SplitMix64 {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double u01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-};
+using steptp_num::SplitMix64;  // the §11 generator (interp/splitmix64.hpp)
 std::uint64_t fnv1a(std::string_view s) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
