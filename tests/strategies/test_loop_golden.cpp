@@ -205,6 +205,17 @@ TEST(LoopVectorization, ShortSpatialLoop) {
   EXPECT_EQ(a.facts["vector_width"], 4);
 }
 
+TEST(LoopVectorization, NeverAReductionLoop) {
+  // Both a and c fit the vector width (4); c is the reduction loop of D, so only a is a site.
+  auto t = make_task("B^{8}_{tx=0}L^{4}_{a=0}L^{4}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*E_{c,a};];",
+                     {{"A", R::Input, {8, 4}}, {"E", R::Input, {4, 4}}, {"D", R::Output, {8, 4}}});
+  EXPECT_EQ(candidate_ids("loop_vectorization", t), (std::vector<std::string>{"loop_vectorization@0/l1"}));
+  // Swapped so the reduction loop is innermost-but-one: still no candidate on c.
+  auto u = make_task("B^{8}_{tx=0}L^{4}_{c=0}L^{4}_{a=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*E_{c,a};];",
+                     {{"A", R::Input, {8, 4}}, {"E", R::Input, {4, 4}}, {"D", R::Output, {8, 4}}});
+  EXPECT_EQ(candidate_ids("loop_vectorization", u), (std::vector<std::string>{"loop_vectorization@0/l2"}));
+}
+
 TEST(LoopBinding, CatalogueExample) {
   auto t = make_task("B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}L^{5}_{d=0}[F_{tx,a}=F_{tx,a}+A_{tx,a,c,d};];",
                      {{"A", R::Input, {2, 3, 4, 5}}, {"F", R::Output, {2, 3}}});
