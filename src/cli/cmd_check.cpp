@@ -51,7 +51,7 @@ int run_check(const CheckOpts& o) {
     std::cout << te.line << ": ";
     if (!te.ok) {
       ++failed;
-      std::cout << "?: " << te.error.headline() << "\n";
+      std::cout << (te.task.workload.empty() ? "?" : te.task.workload) << ": " << te.error.headline() << "\n";
       if (o.verbose && !te.error.excerpt.empty()) std::cout << te.error.excerpt << "\n";
       continue;
     }

@@ -83,7 +83,7 @@ int run(GenerateArgs& a) {
       return 3;
     }
     std::cout << fmt::format("generated {} units ({} from cache, {} computed), {} records, {} candidates ({} cached) "
-                             "in {:.1f} s with {} jobs, peak RSS {:.1f} MiB -> {}\n",
+                             "in {:.1f} s with {} job(s), peak RSS {:.1f} MiB -> {}\n",
                              s.units, s.units_from_cache, s.units_computed, s.records, s.candidates,
                              s.candidate_cache_hits, s.seconds, o.jobs, double(ru.ru_maxrss) / 1024.0, s.where);
     return 0;

@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -180,8 +183,11 @@ std::string task_to_json(const Task& t) {
 }
 
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::runtime_error(fmt::format("cannot read '{}': is a directory", path));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read '{}'", path));
+  if (!in) throw std::runtime_error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw std::runtime_error(fmt::format("error reading '{}'", path));
@@ -210,6 +216,10 @@ std::vector<TaskOrError> read_tasks_jsonl(const std::string& path) {
       te.ok = true;
     } catch (const LeirError& e) {
       te.error = e.diag();
+      // Keep the workload name for messages when the JSON itself is fine (e.g. only the LEIR text is malformed).
+      auto j = nlohmann::json::parse(l, nullptr, false);
+      if (j.is_object() && j.contains("workload") && j["workload"].is_string())
+        te.task.workload = j["workload"].get<std::string>();
     }
     out.push_back(std::move(te));
     if (nl == all.size()) break;

@@ -42,7 +42,8 @@ Task parse_task(std::string_view json_text);
 std::string task_to_json(const Task& t);
 
 /// Reads a JSONL file: one task per non-empty line. Each element is either a task or the error for that line
-/// (the error's path is prefixed with "line N: "). Throws std::runtime_error if the file cannot be read.
+/// (the error's path is prefixed with "line N: "; for a failed line whose JSON parses, task.workload still holds its
+/// "workload" member). Throws std::runtime_error if the file cannot be read (the message gives the OS reason).
 struct TaskOrError {
   std::size_t line = 0;
   bool ok = false;

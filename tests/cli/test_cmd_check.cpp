@@ -52,13 +52,24 @@ TEST(CliCheck, ValidFileExitsZeroAndBadLinesFail) {
   // A second line that is JSON but not a valid task (missing "leir"): the check fails (exit 1), not bad input.
   Result r2 = run("check " + temp_file("mixed.jsonl", ok + "\n{\"workload\": \"x\"}\n"));
   EXPECT_EQ(r2.rc, 1) << r2.out;
-  EXPECT_NE(r2.out.find("2: ?: LEIR-E101"), std::string::npos) << r2.out;
+  EXPECT_NE(r2.out.find("2: x: LEIR-E101"), std::string::npos) << r2.out;
+  // Malformed LEIR in a well-formed task line: the workload is still named, with the offset.
+  std::string broken = ok;
+  broken.replace(broken.find("*2;]"), 4, "*2;");
+  Result r3 = run("check " + temp_file("broken.jsonl", broken + "\n[1]\n"));
+  EXPECT_EQ(r3.rc, 1) << r3.out;
+  EXPECT_NE(r3.out.find("1: w: LEIR-E"), std::string::npos) << r3.out;
+  EXPECT_NE(r3.out.find("2: ?: LEIR-E101"), std::string::npos) << r3.out;
 }
 
 TEST(CliCheck, UnreadableOrNonJsonFileExitsTwo) {
   Result r = run("check /nonexistent/steptp/file.jsonl");
   EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.out.find("steptp: error:"), std::string::npos);
+  EXPECT_NE(r.out.find("steptp: error: cannot read '/nonexistent/steptp/file.jsonl': No such file or directory"),
+            std::string::npos) << r.out;
+  Result rd = run("check " + std::filesystem::temp_directory_path().string());
+  EXPECT_EQ(rd.rc, 2);
+  EXPECT_NE(rd.out.find("is a directory"), std::string::npos) << rd.out;
   Result r2 = run("check " + temp_file("garbage.jsonl", "this is not json\nnor this\n"));
   EXPECT_EQ(r2.rc, 2) << r2.out;
   EXPECT_NE(r2.out.find("not JSONL"), std::string::npos) << r2.out;
