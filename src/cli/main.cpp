@@ -37,6 +37,11 @@ int main(int argc, char** argv) {
     auto subs = app.get_subcommands({});
     if (subs.size() > before) runs.emplace_back(subs.back(), std::move(fn));
   }
+  if (argc > 1 && argv[1][0] != '-') {  // name an unknown command instead of CLI11's "A subcommand is required"
+    bool known = false;
+    for (auto* sub : app.get_subcommands({})) known |= sub->check_name(argv[1]);
+    if (!known) return fail(std::string("unknown command '") + argv[1] + "' (see `steptp --help`)");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
