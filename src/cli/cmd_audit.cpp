@@ -1,7 +1,7 @@
 // `steptp audit DATASET_DIR`: re-check every record and chat line of a dataset; exit 1 on any failure.
-#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -18,15 +18,12 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
   c->add_option("--sample", a->sample, "re-check equivalence on this many records only (0 = all)");
   c->add_option("--jobs,-j", a->jobs, "threads")->check(CLI::PositiveNumber);
   return [a]() {
-    // A path that is not a dataset is bad input (exit 2), not a failed audit (exit 1).
-    std::error_code ec;
-    if (!std::filesystem::is_directory(a->dir, ec)) return fail(a->dir + ": not a directory");
-    if (!std::filesystem::exists(std::filesystem::path(a->dir) / "manifest.json", ec)) {
-      if (std::filesystem::is_directory(std::filesystem::path(a->dir) / "shards", ec))
-        return fail(a->dir + ": no manifest.json; this holds shards: run `steptp merge --out " + a->dir + "` first");
-      return fail(a->dir + ": no manifest.json; not a dataset written by `steptp generate`");
+    dataset::AuditReport r;
+    try {
+      r = dataset::run_audit(*a);
+    } catch (const std::invalid_argument& e) {  // not a dataset directory: bad input
+      return fail(e.what());
     }
-    auto r = dataset::run_audit(*a);
     for (const auto& p : r.problems) std::cout << "FAIL " << p << "\n";
     std::cout << fmt::format("audit {}: {} records ({} equivalence re-checks), {} chat lines, {} failures\n",
                              r.ok() ? "passed" : "FAILED", r.records, r.equivalence_checked, r.chat_lines, r.failures);

@@ -21,6 +21,7 @@ struct AuditReport {
   bool ok() const { return failures == 0; }
 };
 
+/// Throws std::invalid_argument when opt.dir is not a dataset directory (missing, not a directory, no manifest.json).
 AuditReport run_audit(const AuditOptions& opt);
 
 }  // namespace steptp::dataset
