@@ -1,4 +1,6 @@
 // `steptp audit DATASET_DIR`: re-check every record and chat line of a dataset; exit 1 on any failure.
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -7,6 +9,9 @@
 
 #include "cli/command.hpp"
 #include "dataset/audit.hpp"
+#include "dataset/json_text.hpp"
+#include "dataset/remeasure.hpp"
+#include "ir/task.hpp"
 
 namespace steptp::cli {
 namespace {
@@ -17,7 +22,14 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
   c->add_option("dir", a->dir, "dataset directory")->required();
   c->add_option("--sample", a->sample, "re-check equivalence on this many records only (0 = all)");
   c->add_option("--jobs,-j", a->jobs, "threads")->check(CLI::PositiveNumber);
-  return [a]() {
+  auto remeasure = std::make_shared<std::int64_t>(0);
+  auto remeasure_json = std::make_shared<std::string>();
+  c->add_option("--remeasure", *remeasure,
+                "also re-time this many sampled measured records and report how many keep their verdict "
+                "(faster > 1.05, slower < 0.95, neutral)")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--remeasure-json", *remeasure_json, "write the re-measurement report (per record) to this JSON file");
+  return [a, remeasure, remeasure_json]() {
     dataset::AuditReport r;
     try {
       r = dataset::run_audit(*a);
@@ -27,6 +39,38 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
     for (const auto& p : r.problems) std::cout << "FAIL " << p << "\n";
     std::cout << fmt::format("audit {}: {} records ({} equivalence re-checks), {} chat lines, {} failures\n",
                              r.ok() ? "passed" : "FAILED", r.records, r.equivalence_checked, r.chat_lines, r.failures);
+    if (*remeasure > 0) {
+      dataset::RemeasureReport rr;
+      try {
+        const bool tty = isatty(2);
+        rr = dataset::remeasure(a->dir, *remeasure, [tty](std::size_t done, std::size_t total) {
+          if (tty) std::cerr << fmt::format("\rremeasure: {}/{} records", done, total) << (done == total ? "\n" : "")
+                             << std::flush;
+          else if (done % 25 == 0 || done == total) std::cerr << fmt::format("remeasure: {}/{} records\n", done, total);
+        });
+      } catch (const std::exception& e) {
+        return fail(e.what());
+      }
+      std::cout << fmt::format("remeasure: {} of {} measured records re-timed, {} kept their verdict ({:.1f}%), {} failed\n",
+                               rr.rows.size(), rr.measured_records, rr.kept, 100.0 * rr.kept_share(), rr.failed);
+      std::cout << "  recorded -> now   faster  neutral   slower\n";
+      for (const char* v : {"faster", "neutral", "slower"}) {
+        auto get = [&](const char* w) {
+          auto it = rr.counts.find(v);
+          if (it == rr.counts.end()) return std::int64_t(0);
+          auto jt = it->second.find(w);
+          return jt == it->second.end() ? std::int64_t(0) : jt->second;
+        };
+        std::cout << fmt::format("  {:<15} {:>8} {:>8} {:>8}\n", v, get("faster"), get("neutral"), get("slower"));
+      }
+      if (!remeasure_json->empty()) {
+        try {
+          ir::write_file_atomic(*remeasure_json, dataset::dump_py(rr.to_json()) + "\n");
+        } catch (const std::exception& e) {
+          return fail(e.what());
+        }
+      }
+    }
     return r.ok() ? 0 : 1;
   };
 });

@@ -21,6 +21,9 @@ struct GenerateArgs {
   int jobs = int(std::max(1u, std::thread::hardware_concurrency())), stop_after = 0;
   std::optional<int> instances, depth, per_family, max_units, threads, repeats, max_cands, min_per_strategy;
   std::optional<std::uint64_t> seed, filter_seed;
+  std::optional<double> min_repeat_ms, noise_limit;
+  std::optional<std::int64_t> target_root_ops;
+  bool cold_cache = false;
   std::vector<std::string> workloads, onnx, tasks, strategies;
   bool no_measure = false, full_shapes = false, no_progress = false, fail_on_shortcut = false;
 };
@@ -28,6 +31,7 @@ struct GenerateArgs {
 int run(GenerateArgs& a) {
   dataset::GenConfig gen = a.config.empty() ? dataset::GenConfig::small_default() : dataset::GenConfig{};
   dataset::FilterConfig filter;
+  if (a.config.empty()) filter = dataset::FilterConfig::small_default();
   try {
     if (!a.config.empty()) dataset::load_config_file(a.config, gen, filter);
   } catch (const std::exception& e) {
@@ -47,6 +51,10 @@ int run(GenerateArgs& a) {
   if (a.repeats) gen.repeats = *a.repeats;
   if (a.max_cands) gen.max_candidates_per_strategy = *a.max_cands;
   if (a.no_measure) gen.measure = false;
+  if (a.min_repeat_ms) gen.min_repeat_ms = *a.min_repeat_ms;
+  if (a.noise_limit) gen.noise_limit = *a.noise_limit;
+  if (a.target_root_ops) gen.target_root_ops = *a.target_root_ops;
+  if (a.cold_cache) gen.cold_cache = true;
   if (a.full_shapes) gen.small_shapes = false;
   if (!a.timer.empty()) {
     if (a.timer != "real" && a.timer != "fixed") return fail("--timer must be real or fixed");
@@ -111,7 +119,20 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->add_option("--max-units", a->max_units, "process at most this many units");
   c->add_option("--max-candidates", a->max_cands, "candidates per (task, strategy)");
   c->add_option("--threads", a->threads, "OMP threads during measurement");
-  c->add_option("--repeats", a->repeats, "timing repeats");
+  c->add_option("--repeats", a->repeats, "timing repeats (rounds of the ABBA interleaving; default 15)")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--min-repeat-ms", a->min_repeat_ms,
+                "calibrate calls per repeat so one repeat lasts at least this many ms (default 1)")
+      ->check(CLI::Range(0.0, 10000.0));
+  c->add_option("--noise-limit", a->noise_limit,
+                "flag a record noisy when the 95% confidence interval of its median paired before/after ratio is wider "
+                "than +/- this, relative, and contains 0.95 or 1.05 (default 0.03)")
+      ->check(CLI::Range(0.0, 100.0));
+  c->add_flag("--cold-cache", a->cold_cache, "flush 2 x the last-level cache before every timed call (number = 1)");
+  c->add_option("--target-root-ops", a->target_root_ops,
+                "grow small shape instances until the root runs this many statement instances (default 786432; "
+                "0 = keep the small shapes)")
+      ->check(CLI::NonNegativeNumber);
   c->add_option("--timer", a->timer, "real (default) or fixed (deterministic latency model)");
   c->add_flag("--no-measure", a->no_measure, "skip S7 measurement");
   c->add_flag("--full-shapes", a->full_shapes, "draw shapes from the full parameter ranges");

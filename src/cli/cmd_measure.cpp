@@ -1,6 +1,9 @@
-// `steptp measure TASK.json [--repeats N] [--warmup W] [--threads T] [--flush]`: compile the C lowering (cached),
-// run it sandboxed on seeded inputs and print timing as JSON (seconds): median, iqr, min, repeats,
-// compile_seconds. A failing kernel prints {"ok": false, "error": ...} and exits 1.
+// `steptp measure TASK.json [--compare OTHER.json] [--repeats N] [--warmup W] [--min-repeat-ms MS] [--threads T]
+// [--cold-cache]`: compile the C lowering (cached), run it sandboxed and pinned on seeded inputs with a calibrated
+// number of calls per repeat (runtime/interleaved.hpp) and print timing as JSON (seconds per call): median, q1, q3,
+// iqr, min, repeats, number, compile_seconds. With --compare both programs are timed interleaved ABBA in one child
+// and the speedup (median paired ratio TASK / OTHER) is printed too. A failing kernel prints {"ok": false, "error":
+// ...} and exits 1.
 #include <iostream>
 
 #include "cli/command.hpp"
@@ -11,14 +14,23 @@
 namespace steptp::cli {
 namespace {
 
-int run_measure(const std::string& file, runtime::MeasureOptions opt) {
+int run_measure(const std::string& file, const std::string& other, runtime::MeasureOptions opt) {
+  std::string current = file;
   try {
     const ir::Task t = ir::read_task_file(file);
-    const auto r = runtime::measure(t, opt);
+    if (other.empty()) {
+      const auto r = runtime::measure(t, opt);
+      std::cout << r.to_json() << "\n";
+      return r.ok ? 0 : 1;
+    }
+    current = other;
+    const ir::Task o = ir::read_task_file(other);
+    if (t.known != o.known) return fail(other + ": known signature differs from " + file + "'s; nothing to compare");
+    const auto r = runtime::measure_pair(t, o, opt);
     std::cout << r.to_json() << "\n";
     return r.ok ? 0 : 1;
   } catch (const ir::LeirError& e) {
-    return fail(file + ": " + e.diag().headline());
+    return fail(current + ": " + e.diag().headline());
   } catch (const std::exception& e) {
     return fail(e.what());
   }
@@ -26,16 +38,23 @@ int run_measure(const std::string& file, runtime::MeasureOptions opt) {
 
 CommandRegistrar reg("41-measure", [](CLI::App& app) -> RunFn {
   auto file = std::make_shared<std::string>();
+  auto other = std::make_shared<std::string>();
   auto o = std::make_shared<runtime::MeasureOptions>();
   auto* sub = app.add_subcommand("measure", "Compile the C lowering and time it in a sandboxed child (JSON, seconds)");
   sub->add_option("task", *file, "Task file (.json, or .jsonl: first task)")->required();
-  sub->add_option("--repeats", o->repeats, "Timed runs (default 10)")->check(CLI::Range(1, 1000000));
-  sub->add_option("--warmup", o->warmup, "Untimed runs first (default 2)")->check(CLI::Range(0, 1000000));
+  sub->add_option("--compare", *other, "Second task with the same known signature, timed interleaved ABBA (speedup = "
+                                      "TASK / OTHER)");
+  sub->add_option("--repeats", o->repeats, "Timed repeats (default 10)")->check(CLI::Range(1, 1000000));
+  sub->add_option("--warmup", o->warmup, "Untimed calls first (default 2)")->check(CLI::Range(0, 1000000));
+  sub->add_option("--min-repeat-ms", o->min_repeat_ms,
+                  "Calibrate calls per repeat so one repeat lasts at least this long (default 1 ms; 0 = one call)")
+      ->check(CLI::Range(0.0, 10000.0));
   sub->add_option("--threads", o->threads, "OpenMP threads (default 1)")->check(CLI::Range(1, 4096));
-  sub->add_flag("--flush", o->flush_cache, "Write a buffer larger than the last-level cache before every run");
+  sub->add_flag("--cold-cache,--flush", o->flush_cache,
+                "Write 2 x the last-level cache before every timed call (one call per repeat)");
   sub->add_option("--seed", o->seed, "Input seed (LEIR.md §11, distribution N)");
   sub->add_option("--timeout", o->limits.timeout_seconds, "Seconds for the whole sandboxed run (default 60)");
-  return [file, o] { return run_measure(*file, *o); };
+  return [file, other, o] { return run_measure(*file, *other, *o); };
 });
 
 }  // namespace

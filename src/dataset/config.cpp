@@ -10,10 +10,10 @@ namespace steptp::dataset {
 
 #define GEN_FIELDS(X)                                                                                            \
   X(master_seed) X(workloads) X(builtin) X(onnx_dirs) X(task_files) X(per_family) X(instances_per_workload)     \
-  X(small_shapes) X(max_buffer_bytes) X(max_total_bytes) X(max_flops) X(params_per_site)                        \
+  X(small_shapes) X(max_buffer_bytes) X(max_total_bytes) X(max_flops) X(target_root_ops) X(params_per_site)                        \
   X(max_candidates_per_strategy) X(max_depth) X(trajectories_per_task) X(candidates_per_step)                   \
   X(trajectory_policy) X(strategies) X(equiv_draws) X(interp_max_ops) X(measure) X(timer) X(repeats) X(warmup)  \
-  X(threads) X(measure_timeout_s) X(max_units)
+  X(threads) X(min_repeat_ms) X(noise_limit) X(cold_cache) X(measure_sessions) X(measure_timeout_s) X(max_units)
 
 #define FILTER_FIELDS(X)                                                                                        \
   X(filter_seed) X(split_train) X(split_val) X(split_test) X(max_prompt_tokens) X(max_completion_tokens)         \
@@ -47,9 +47,9 @@ GenConfig GenConfig::from_json(const ojson& j) {
 
 GenConfig GenConfig::small_default() {
   GenConfig c;
-  c.per_family = 3;
+  c.per_family = 5;
   c.instances_per_workload = 1;
-  c.max_candidates_per_strategy = 2;
+  c.max_candidates_per_strategy = 1;
   c.max_depth = 1;
   return c;
 }
@@ -57,6 +57,14 @@ GenConfig GenConfig::small_default() {
 std::string GenConfig::hash() const {
   return H({"steptp.gen/1", canonical_json(to_json()), std::to_string(kGeneratorVersion),
             std::to_string(kLoweringVersion), std::to_string(kRendererVersion)});
+}
+
+FilterConfig FilterConfig::small_default() {
+  FilterConfig f;
+  f.split_train = 0.85;
+  f.split_val = 0.075;
+  f.split_test = 0.075;
+  return f;
 }
 
 ojson FilterConfig::to_json() const {

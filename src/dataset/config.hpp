@@ -25,6 +25,10 @@ struct GenConfig {
   std::int64_t max_buffer_bytes = 16ll << 20;
   std::int64_t max_total_bytes = 64ll << 20;
   std::int64_t max_flops = 1ll << 30;
+  // With small_shapes, a drawn instance is grown towards (and past) the catalogue default until its root runs at
+  // least this many statement instances, so that measured kernels last >= 50 µs single-threaded (bench/RESULTS.md;
+  // 0 = keep the small shapes). Equivalence stays in the interpreter while a program fits interp_max_ops.
+  std::int64_t target_root_ops = 3ll << 18;
   // S4
   int params_per_site = 2;
   int max_candidates_per_strategy = 6;
@@ -42,14 +46,22 @@ struct GenConfig {
   int repeats = 15;
   int warmup = 3;
   int threads = 1;
+  double min_repeat_ms = 1.0;              // calibrated number: one repeat (batch) lasts >= this (bench/RESULTS.md)
+  double noise_limit = 0.03;               // noisy: the 95% CI of the median paired before/after ratio,
+                                           // ± 1.57·IQR/sqrt(n), is wider than ± this (relative) and contains
+                                           // 0.95 or 1.05 (timing.cpp noisy_pair)
+  bool cold_cache = false;                 // flush 2 x LLC before every batch (number = 1)
+  int measure_sessions = 2;                // child processes the repeats are split over (averages per-process
+                                           // effects such as physical page placement; bench/RESULTS.md)
   double measure_timeout_s = 60;
   // limits
   int max_units = 0;                       // 0 = no limit (applied after sorting units)
 
   ojson to_json() const;
   static GenConfig from_json(const ojson& j);  // missing keys keep defaults
-  /// The small built-in run of `steptp generate --out DIR` without --config (a few minutes on 2 cores): three
-  /// workloads per family, one small shape instance each, two candidates per (task, strategy), one-step only.
+  /// The small built-in run of `steptp generate --out DIR` without --config (a few minutes on 2 cores): five
+  /// workloads per family, one shape instance each (grown to target_root_ops), one candidate per (task, strategy),
+  /// one-step only.
   /// Struct defaults are DATASET.md's (all workloads, 20 instances, 6 candidates, depth 4).
   static GenConfig small_default();
   /// gen_hash: SHA-256 over the canonical JSON of to_json() plus the generator version.
@@ -85,6 +97,9 @@ struct FilterConfig {
 
   ojson to_json() const;
   static FilterConfig from_json(const ojson& j);
+  /// The filter of the small built-in run (`generate` without --config): splits 0.85 / 0.075 / 0.075 of the
+  /// workloads, so that train keeps >= 70% of the records after balancing thins train and validation only (issue #9).
+  static FilterConfig small_default();
   std::string hash() const;
   std::uint64_t seed(std::uint64_t master) const { return filter_seed ? filter_seed : master; }
 };

@@ -142,7 +142,10 @@ EquivOutcome check_against(const ir::Task& after, const Reference& ref, char cls
   o.ok = true;
   o.evidence = {{"mode", bitwise ? "bitwise" : "tolerance"}, {"draws", draws}, {"elements", elements},
                 {"max_abs_err", max_abs}, {"max_rel_err", max_rel}, {"rtol", rtol}, {"atol", atol},
-                {"interpreter", use_interp && ref.interpreter}};
+                {"interpreter", use_interp && ref.interpreter},
+                {"method", use_interp && ref.interpreter     ? "interpreter"
+                           : !use_interp && !ref.interpreter ? "compiled_c"
+                                                             : "interpreter_vs_compiled_c"}};
   return o;
 }
 

@@ -43,7 +43,9 @@ struct EquivOutcome {
   bool ok = false;
   std::string reason;  // not_equivalent, nan_mismatch, runtime_crash, timeout, resolve_error
   std::string detail;
-  ojson evidence;      // §4 `equivalence` object
+  ojson evidence;      // §4 `equivalence` object; `method` says which check ran: "interpreter" (both programs
+                       // in the reference interpreter), "compiled_c" (both compiled C lowerings, for programs over
+                       // interp_max_ops) or "interpreter_vs_compiled_c"
 };
 
 /// Runs `after` on ref's inputs and compares with ref's outputs under class `cls` ('E' = bitwise).

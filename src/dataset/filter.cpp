@@ -117,6 +117,10 @@ class Filter {
     }
   }
 
+  /// DATASET.md §7.2, with the family rule refined (issue #9): a family keeps a place in every split only when it has
+  /// enough groups for the proportions to give each split one, k >= ceil(1 / min(split_val, split_test)) (10 at the
+  /// default 0.8/0.1/0.1); the groups of smaller families are pooled and dealt together by the same rule, so a
+  /// selection of few workloads per family still leaves train with about `split_train` of the groups.
   void assign_splits() {
     std::map<std::string, std::vector<std::pair<double, std::string>>> fam;
     std::set<std::string> seen;
@@ -125,8 +129,13 @@ class Filter {
         double u = double(u64_le_of_hex(H({"split", std::to_string(seed_), v.workload}))) / 18446744073709551616.0;
         fam[v.family].push_back({u, v.workload});
       }
-    double tot = fc_.split_train + fc_.split_val + fc_.split_test;
-    for (auto& [f, groups] : fam) {
+    const double tot = fc_.split_train + fc_.split_val + fc_.split_test;
+    double smallest = 1.0;
+    for (double f : {fc_.split_val / tot, fc_.split_test / tot})
+      if (f > 0) smallest = std::min(smallest, f);
+    const std::size_t min_groups = std::size_t(std::ceil(1.0 / smallest - 1e-9));
+    std::vector<std::pair<double, std::string>> pool;
+    auto deal = [&](std::vector<std::pair<double, std::string>>& groups) {
       std::sort(groups.begin(), groups.end());
       std::size_t k = groups.size();
       std::size_t n_val = 0, n_test = 0;
@@ -137,7 +146,12 @@ class Filter {
       }
       for (std::size_t j = 0; j < k; ++j)
         out_.split_of[groups[j].second] = j >= k - n_test ? "test" : j >= k - n_test - n_val ? "val" : "train";
+    };
+    for (auto& [f, groups] : fam) {
+      if (groups.size() >= min_groups) deal(groups);
+      else pool.insert(pool.end(), groups.begin(), groups.end());
     }
+    deal(pool);
   }
 
   bool too_long(std::int64_t p, std::int64_t c) const {

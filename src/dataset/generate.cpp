@@ -116,7 +116,10 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
       if (k >= pending.size()) return;
       std::size_t i = pending[k];
       try {
-        results[i] = process_unit(units[i], env);
+        {
+          MeasureGate::Compute section(timer ? timer->gate() : nullptr);  // measurements run alone (§2.7)
+          results[i] = process_unit(units[i], env);
+        }
         cache.put("units", H({"steptp.unit/1", units[i].name(), gh}), results[i].to_text());
         ++computed;
       } catch (const std::exception& e) {

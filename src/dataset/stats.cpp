@@ -102,6 +102,7 @@ ojson compute_stats(const std::vector<ojson>& archive, const std::vector<Reject>
   std::map<std::string, std::vector<double>> sp_by;
   std::vector<double> sp_all;
   std::int64_t noisy = 0, measured = 0;
+  std::map<std::string, double> root_ns;  // root task id -> latency (the before program of step-1 records)
   std::vector<double> leir, tir, prompt, completion, ratio;
   for (const auto& r : archive) {
     bump(by_strategy, r["strategy"]["name"]);
@@ -114,6 +115,7 @@ ojson compute_stats(const std::vector<ojson>& archive, const std::vector<Reject>
       sp_all.push_back(x);
       ++measured;
       noisy += r["measurement"]["noisy"].get<bool>();
+      if (r["step"]["index"] == 1) root_ns[r["task_id"].get<std::string>()] = r["measurement"]["before"]["median_ns"].get<double>();
     }
     const auto& t = r["tokens"];
     leir.push_back(t["leir_before"].get<double>());
@@ -140,8 +142,16 @@ ojson compute_stats(const std::vector<ojson>& archive, const std::vector<Reject>
                  {"splits", by_split}, {"multi_n_samples_by_n", sorted_obj(multi)}};
   ojson spd = ojson::object();
   for (auto& [k, v] : sp_by) spd[k] = distribution(v);
+  std::vector<double> root_us;
+  std::int64_t roots_50us = 0;
+  for (const auto& [k, ns] : root_ns) {
+    root_us.push_back(ns / 1000.0);
+    roots_50us += ns >= 50000.0;
+  }
   s["speedup"] = {{"measured_records", measured}, {"noisy_share", rate(noisy, measured)},
                   {"overall", distribution(sp_all)}, {"buckets", buckets(sp_all)}, {"per_strategy", spd}};
+  s["root_latency_us"] = {{"roots", root_us.size()}, {"share_at_least_50us", rate(roots_50us, std::int64_t(root_us.size()))},
+                          {"distribution", distribution(root_us)}};
   double mean_ratio = 0;
   for (double x : ratio) mean_ratio += x;
   s["tokens"] = {{"rule", "approx-v1"}, {"leir", distribution(leir)}, {"tvmscript", distribution(tir)},
@@ -183,6 +193,14 @@ std::string render_stats_md(const ojson& s) {
                       o["min"].get<double>(), o["p10"].get<double>(), o["p25"].get<double>(), o["median"].get<double>(),
                       o["p75"].get<double>(), o["p90"].get<double>(), o["max"].get<double>(), o["geomean"].get<double>());
   table("Speedup buckets", s["speedup"]["buckets"]);
+  if (s.contains("root_latency_us") && s["root_latency_us"]["distribution"].contains("median")) {
+    const auto& rl = s["root_latency_us"];
+    const auto& d = rl["distribution"];
+    md += fmt::format("\nmeasured roots: {}, share running >= 50 µs: {:.3f}; root latency µs: p10 {:.1f}, median {:.1f}, "
+                      "p90 {:.1f}\n",
+                      rl["roots"].dump(), rl["share_at_least_50us"].get<double>(), d["p10"].get<double>(),
+                      d["median"].get<double>(), d["p90"].get<double>());
+  }
   md += "\n## Tokens (approx-v1)\n\n| text | n | median | p90 | max |\n|---|---|---|---|---|\n";
   for (const char* k : {"leir", "tvmscript", "prompt", "completion"}) {
     const auto& d = s["tokens"][k];

@@ -57,7 +57,6 @@ struct State {
   std::string tk, canon, leir;
   Reference ref;
   std::int64_t leir_tokens = 0, tir_tokens = 0;
-  mutable std::optional<ojson> latency;
   int depth = 0;               // steps from the root
   bool path_exact = true;      // every step so far was class E
   ojson parent_record_id = nullptr, trajectory_id = nullptr;
@@ -116,8 +115,12 @@ class UnitRunner {
     auto root = make_root();
     if (!root) return std::move(res_);
     std::vector<Accepted> root_acc;
-    for (const auto* s : strategies_)
-      for (const auto& c : sample(*s, *root)) consider(*root, *root, *s, c, {}, &root_acc);
+    {
+      std::vector<Pending> pending;
+      for (const auto* s : strategies_)
+        for (const auto& c : sample(*s, *root)) prepare(*root, *root, *s, c, {}, pending);
+      measure_and_finish(*root, *root, pending, &root_acc);
+    }
     if (cfg_.max_depth > 1) trajectories(*root, root_acc);
     std::stable_sort(res_.records.begin(), res_.records.end(), record_less);
     return std::move(res_);
@@ -262,9 +265,19 @@ class UnitRunner {
     return e;
   }
 
-  /// Runs S5–S9 for one candidate at state `st`; appends an accepted candidate to `acc`.
-  void consider(const State& st, const State& root, const strategy::StrategyInfo& s, const strategy::Candidate& c,
-                const std::vector<std::string>& path, std::vector<Accepted>* acc) {
+  /// A candidate that passed S4–S6 at state `st`, waiting for S7 (measured in a batch with the others of `st`).
+  struct Pending {
+    const strategy::StrategyInfo* s = nullptr;
+    strategy::Candidate c;
+    Eval e;
+    ir::Task after;
+    ojson values, params;
+    std::string cand_key;
+  };
+
+  /// Runs S4–S6 for one candidate at state `st`; an accepted one is appended to `pending`.
+  void prepare(const State& st, const State& root, const strategy::StrategyInfo& s, const strategy::Candidate& c,
+               const std::vector<std::string>& path, std::vector<Pending>& pending) {
     const std::string name(s.name);
     res_.counters["S4.candidates"]++;
     res_.counters["cand." + name]++;
@@ -299,21 +312,46 @@ class UnitRunner {
     }
     res_.counters["S5.accepted"]++;
     res_.counters["S6.lowered"]++;
+    pending.push_back({&s, c, std::move(e), std::move(after), std::move(values), std::move(params), std::move(cand_key)});
+  }
+
+  /// S7 for every pending candidate of `st` (one interleaved batch, DATASET.md §2.7), then S8–S9 for each in order;
+  /// accepted candidates are appended to `acc`.
+  void measure_and_finish(const State& st, const State& root, std::vector<Pending>& pending,
+                          std::vector<Accepted>* acc) {
+    std::vector<Timer::Outcome> meas(pending.size());
+    if (env_.timer && !pending.empty()) {
+      const std::string flags = pipeline_compiler_flags();
+      const TimedProgram tb{&st.task, prog_key(st.task, flags)};
+      const TimedProgram tr{&root.task, prog_key(root.task, flags)};
+      std::vector<TimedProgram> afters;
+      for (const auto& p : pending) afters.push_back({&p.after, prog_key(p.after, flags)});
+      meas = env_.timer->measure_batch(tb, afters, &st == &root ? nullptr : &tr);
+    }
+    for (std::size_t i = 0; i < pending.size(); ++i) finish(st, root, pending[i], meas[i], acc);
+  }
+
+  /// S7 result, S8 facts and S9 reasoning of one candidate.
+  void finish(const State& st, const State& root, Pending& pd, const Timer::Outcome& mo, std::vector<Accepted>* acc) {
+    const strategy::StrategyInfo& s = *pd.s;
+    const strategy::Candidate& c = pd.c;
+    const std::string name(s.name);
+    Eval& e = pd.e;
+    ir::Task& after = pd.after;
+    const ojson& values = pd.values;
+    const ojson& params = pd.params;
+    const std::string& cand_key = pd.cand_key;
     ojson measurement = nullptr;
     double sp_root = 0;
     if (env_.timer) {
-      try {
-        if (!st.latency) st.latency = env_.timer->latency(st.task, prog_key(st.task, pipeline_compiler_flags()));
-        if (!root.latency) root.latency = env_.timer->latency(root.task, prog_key(root.task, pipeline_compiler_flags()));
-        ojson la = env_.timer->latency(after, prog_key(after, pipeline_compiler_flags()));
-        measurement = env_.timer->compare(*st.latency, la, *root.latency);
-        sp_root = measurement["speedup_vs_root"];
-      } catch (const std::exception& x) {
-        std::string w = x.what();
+      if (!mo.error.empty()) {
+        const std::string& w = mo.error;
         const char* reason = w.rfind("timeout", 0) == 0 ? "timeout" : w.rfind("compile_error", 0) == 0 ? "compile_error" : "runtime_crash";
         reject(name, w.rfind("compile_error", 0) == 0 ? "S6" : "S7", reason, w);
         return;
       }
+      measurement = mo.measurement;
+      sp_root = measurement["speedup_vs_root"];
       res_.counters["S7.measured"]++;
     }
     ojson facts;
@@ -402,7 +440,9 @@ class UnitRunner {
         rng.shuffle(pool);
         if (pool.size() > std::size_t(cfg_.candidates_per_step)) pool.resize(cfg_.candidates_per_step);
         acc.clear();
-        for (const auto& [s, c] : pool) consider(*cur, root, *s, c, path, &acc);
+        std::vector<Pending> pending;
+        for (const auto& [s, c] : pool) prepare(*cur, root, *s, c, path, pending);
+        measure_and_finish(*cur, root, pending, &acc);
         path.push_back(cur->canon);
       }
     }

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -104,6 +107,9 @@ void write_bytes(const std::string& path, const std::vector<unsigned char>& b) {
   if (!f) throw std::runtime_error("cannot write " + path);
 }
 
+}  // namespace
+
+/// A private temporary directory, removed with everything in it on destruction.
 struct TempDir {
   std::string path;
   TempDir() {
@@ -117,12 +123,11 @@ struct TempDir {
   }
 };
 
-}  // namespace
 
 std::uint64_t flush_bytes() {
   long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  std::uint64_t b = llc > 0 ? static_cast<std::uint64_t>(llc) * 3 / 2 : 32ull << 20;
+  std::uint64_t b = llc > 0 ? static_cast<std::uint64_t>(llc) * 2 : 32ull << 20;
   return std::clamp<std::uint64_t>(b, 8ull << 20, 1ull << 30);
 }
 
@@ -137,13 +142,45 @@ TimeStats time_stats(std::vector<double> t) {
     return t[lo] + (pos - double(lo)) * (t[hi] - t[lo]);
   };
   s.median = q(0.5);
-  s.iqr = q(0.75) - q(0.25);
+  s.q1 = q(0.25);
+  s.q3 = q(0.75);
+  s.iqr = s.q3 - s.q1;
   s.min = t.front();
   return s;
 }
 
+StagedInputs::StagedInputs(const std::vector<KernelBuffer>& buffers, const interp::TensorMap& inputs)
+    : dir_(std::make_shared<TempDir>()) {
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    const auto& b = buffers[i];
+    if (b.output) {
+      paths_.emplace_back();
+      continue;
+    }
+    const std::size_t n = static_cast<std::size_t>(numel(b.shape));
+    auto it = inputs.find(b.name);
+    if (it == inputs.end() || it->second.data.size() != n)
+      throw std::invalid_argument("missing or mis-shaped input " + b.name);
+    paths_.push_back(dir_->path + "/in" + std::to_string(i));
+    write_bytes(paths_.back(), encode(it->second.data, b.dtype));
+  }
+}
+
 KernelRunResult run_kernel(const std::string& so_path, const std::vector<KernelBuffer>& buffers,
                            const interp::TensorMap& inputs, const KernelRunOptions& opt) {
+  std::optional<StagedInputs> staged;
+  try {
+    staged.emplace(buffers, inputs);
+  } catch (const std::invalid_argument& e) {
+    KernelRunResult r;
+    r.error = e.what();
+    return r;
+  }
+  return run_kernel(so_path, buffers, *staged, opt);
+}
+
+KernelRunResult run_kernel(const std::string& so_path, const std::vector<KernelBuffer>& buffers,
+                           const StagedInputs& staged, const KernelRunOptions& opt) {
   KernelRunResult r;
   std::string runner;
   try {
@@ -152,39 +189,57 @@ KernelRunResult run_kernel(const std::string& so_path, const std::vector<KernelB
     r.error = std::string("runner: ") + e.what();
     return r;
   }
+  if (staged.size() != buffers.size()) {
+    r.error = "staged inputs do not match the kernel's buffers";
+    return r;
+  }
   TempDir tmp;
   std::ostringstream spec;
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     const auto& b = buffers[i];
-    const std::size_t n = static_cast<std::size_t>(numel(b.shape));
-    const std::size_t bytes = n * static_cast<std::size_t>(ir::dtype_bytes(b.dtype));
-    const std::string path = tmp.path + "/b" + std::to_string(i);
-    if (!b.output) {
-      auto it = inputs.find(b.name);
-      if (it == inputs.end() || it->second.data.size() != n) {
-        r.error = "missing or mis-shaped input " + b.name;
-        return r;
-      }
-      write_bytes(path, encode(it->second.data, b.dtype));
-    }
+    const std::size_t bytes = static_cast<std::size_t>(numel(b.shape)) * static_cast<std::size_t>(ir::dtype_bytes(b.dtype));
+    const std::string path = b.output ? tmp.path + "/b" + std::to_string(i) : staged.path(i);
     spec << "buffer " << bytes << (b.output ? " out " : " in ") << path << "\n";
   }
-  spec << "warmup " << opt.warmup << "\nrepeats " << opt.repeats << "\nflush " << (opt.flush_cache ? flush_bytes() : 0)
-       << "\ntimes " << tmp.path << "/times\n";
+  for (const auto& k : opt.more_kernels) spec << "kernel " << k << "\n";
+  spec << "warmup " << opt.warmup << "\nrepeats " << opt.repeats << "\nnumber " << opt.number
+       << "\nmin_batch_s " << opt.min_batch_seconds << "\nmax_number " << opt.max_number << "\nbudget_s " << opt.budget_seconds << "\nflush "
+       << (opt.flush_cache ? flush_bytes() : 0) << "\ntimes " << tmp.path << "/times\noutputs "
+       << (opt.want_outputs ? 1 : 0) << "\n";
+  if (!opt.cpus.empty()) {
+    spec << "pin";
+    for (int c : opt.cpus) spec << " " << c;
+    spec << "\n";
+  }
   {
     std::ofstream f(tmp.path + "/spec");
     f << spec.str();
   }
-  const auto sr = run_sandboxed({runner, so_path, tmp.path + "/spec"}, {{"OMP_NUM_THREADS", std::to_string(opt.threads)}},
-                                opt.limits.timeout_seconds, opt.limits.memory_bytes);
+  std::map<std::string, std::string> env{{"OMP_NUM_THREADS", std::to_string(opt.threads)}};
+  if (!opt.cpus.empty()) {  // OpenMP threads stay on the pinned cores (one thread per place)
+    env["OMP_PROC_BIND"] = "close";
+    env["OMP_PLACES"] = "cores";
+  }
+  const auto sr = run_sandboxed({runner, so_path, tmp.path + "/spec"}, env, opt.limits.timeout_seconds,
+                                opt.limits.memory_bytes);
   if (!sr.ok) {
     r.error = sr.reason;
     return r;
   }
   {
+    const std::size_t nk = 1 + opt.more_kernels.size();
+    r.kernel_times.assign(nk, {});
+    r.numbers.assign(nk, 0);
     std::ifstream f(tmp.path + "/times");
-    double t;
-    while (f >> t) r.times.push_back(t);
+    std::size_t k = 0, round = 0;
+    std::int64_t number = 0;
+    double t = 0;
+    while (f >> k >> round >> number >> t)
+      if (k < nk) {
+        r.kernel_times[k].push_back(t);
+        r.numbers[k] = number;
+      }
+    r.times = r.kernel_times[0];
   }
   if (opt.want_outputs) {
     for (std::size_t i = 0; i < buffers.size(); ++i) {

@@ -2,10 +2,12 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include "ir/diag.hpp"
 #include "lower/lower.hpp"
 #include "runtime/compile.hpp"
+#include "runtime/interleaved.hpp"
 #include "runtime/kernel.hpp"
 
 namespace steptp::runtime {
@@ -45,34 +47,59 @@ std::string num(double v) {
 std::string MeasureResult::to_json() const {
   std::string s = "{\"ok\": " + std::string(ok ? "true" : "false");
   if (!ok) s += ", \"error\": \"" + json_escape(error) + "\"";
-  s += ", \"median\": " + num(median) + ", \"iqr\": " + num(iqr) + ", \"min\": " + num(min) +
-       ", \"repeats\": " + std::to_string(repeats) + ", \"compile_seconds\": " + num(compile_seconds) +
-       ", \"cache_hit\": " + (cache_hit ? "true" : "false") + ", \"unit\": \"seconds\"}";
+  s += ", \"median\": " + num(median) + ", \"q1\": " + num(q1) + ", \"q3\": " + num(q3) + ", \"iqr\": " + num(iqr) +
+       ", \"min\": " + num(min) + ", \"repeats\": " + std::to_string(repeats) + ", \"number\": " +
+       std::to_string(number) + ", \"redone\": " + (redone ? "true" : "false") + ", \"compile_seconds\": " +
+       num(compile_seconds) + ", \"cache_hit\": " + (cache_hit ? "true" : "false") + ", \"unit\": \"seconds\"}";
   return s;
 }
+
+std::string CompareResult::to_json() const {
+  std::string s = "{\"ok\": " + std::string(ok ? "true" : "false");
+  if (!ok) s += ", \"error\": \"" + json_escape(error) + "\"";
+  s += ", \"before\": " + before.to_json() + ", \"after\": " + after.to_json() + ", \"speedup\": " + num(speedup) +
+       ", \"speedup_q1\": " + num(speedup_q1) + ", \"speedup_q3\": " + num(speedup_q3) + "}";
+  return s;
+}
+
+namespace {
+
+TimerOptions timer_options(const MeasureOptions& opt) {
+  TimerOptions to;
+  to.warmup = opt.warmup;
+  to.repeats = opt.repeats;
+  to.min_repeat_ms = opt.min_repeat_ms;
+  to.cold_cache = opt.flush_cache;
+  to.threads = opt.threads;
+  to.cpus = opt.cpus;
+  to.limits = opt.limits;
+  to.compile = opt.compile;
+  return to;
+}
+
+void fill(MeasureResult& r, const ProgramTiming& p, bool redone) {
+  r.ok = true;
+  r.median = p.stats.median;
+  r.q1 = p.stats.q1;
+  r.q3 = p.stats.q3;
+  r.iqr = p.stats.iqr;
+  r.min = p.stats.min;
+  r.repeats = p.repeats;
+  r.number = p.number;
+  r.redone = redone;
+}
+
+}  // namespace
 
 MeasureResult measure_so(const std::string& so_path, const std::vector<KernelBuffer>& buffers,
                          const interp::TensorMap& inputs, const MeasureOptions& opt) {
   MeasureResult r;
-  KernelRunOptions ko;
-  ko.warmup = opt.warmup;
-  ko.repeats = opt.repeats;
-  ko.threads = opt.threads;
-  ko.flush_cache = opt.flush_cache;
-  ko.limits = opt.limits;
-  ko.want_outputs = false;
-  ko.compile = opt.compile;
-  const auto kr = run_kernel(so_path, buffers, inputs, ko);
-  if (!kr.ok) {
-    r.error = kr.error;
+  const auto t = time_interleaved({so_path}, buffers, inputs, timer_options(opt));
+  if (!t.ok) {
+    r.error = t.error;
     return r;
   }
-  const auto st = time_stats(kr.times);
-  r.ok = true;
-  r.median = st.median;
-  r.iqr = st.iqr;
-  r.min = st.min;
-  r.repeats = static_cast<int>(kr.times.size());
+  fill(r, t.programs.at(0), t.redone);
   return r;
 }
 
@@ -90,6 +117,38 @@ MeasureResult measure(const ir::Task& t, const MeasureOptions& opt) {
   MeasureResult r = measure_so(c.so_path, kernel_buffers(t), inputs, opt);
   r.compile_seconds = c.compile_seconds;
   r.cache_hit = c.cache_hit;
+  return r;
+}
+
+CompareResult measure_pair(const ir::Task& before, const ir::Task& after, const MeasureOptions& opt) {
+  if (before.known != after.known) throw std::invalid_argument("the two programs have different known signatures");
+  CompareResult r;
+  const std::string cb = lower::lower_c(before), ca = lower::lower_c(after);  // throw LeirError for invalid tasks
+  Compiled b, a;
+  try {
+    b = compile_c(cb, opt.compile);
+    a = compile_c(ca, opt.compile);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+    return r;
+  }
+  const auto inputs = interp::make_inputs(before, opt.seed, interp::Distribution::Normal);
+  const auto t = time_interleaved({b.so_path, a.so_path}, kernel_buffers(before), inputs, timer_options(opt));
+  if (!t.ok) {
+    r.error = t.error;
+    return r;
+  }
+  fill(r.before, t.programs.at(0), t.redone);
+  fill(r.after, t.programs.at(1), t.redone);
+  r.before.compile_seconds = b.compile_seconds;
+  r.after.compile_seconds = a.compile_seconds;
+  r.before.cache_hit = b.cache_hit;
+  r.after.cache_hit = a.cache_hit;
+  const TimeStats q = paired_ratio(t.programs[0], t.programs[1]);
+  r.ok = true;
+  r.speedup = q.median;
+  r.speedup_q1 = q.q1;
+  r.speedup_q3 = q.q3;
   return r;
 }
 

@@ -30,11 +30,14 @@ struct SandboxLimits {
   std::uint64_t memory_bytes = 4ull << 30;
 };
 
+/// Options of `measure` (one program): the calibrated timer of runtime/interleaved.hpp with these settings.
 struct MeasureOptions {
   int repeats = 10;
   int warmup = 2;
+  double min_repeat_ms = 1.0;      // calibrate `number` so one repeat lasts >= this (ms); 0 = one call per repeat
   int threads = 1;                 // OMP threads in the child
-  bool flush_cache = false;        // write a buffer larger than the LLC between runs
+  bool flush_cache = false;        // write 2 x LLC bytes before every repeat (cold cache; number = 1)
+  std::vector<int> cpus;           // pin the child here; empty = runtime::measure_cpus(threads)
   std::uint64_t seed = 0;
   SandboxLimits limits;
   CompileOptions compile;
@@ -45,8 +48,10 @@ struct MeasureOptions {
 struct MeasureResult {
   bool ok = false;
   std::string error;
-  double median = 0, iqr = 0, min = 0;   // seconds
+  double median = 0, iqr = 0, min = 0, q1 = 0, q3 = 0;   // seconds per call
   int repeats = 0;
+  std::int64_t number = 0;         // calls per repeat (calibrated)
+  bool redone = false;             // the first run was noisy (relative IQR > 0.05) and was redone with 2 x repeats
   double compile_seconds = 0;
   bool cache_hit = false;
   std::string to_json() const;
@@ -55,6 +60,20 @@ struct MeasureResult {
 /// Lowers `t` to C, compiles (cached), runs it in a child process on seeded inputs and times it. Never throws
 /// for generated-code failures (they are reported in the result); throws LeirError for an invalid task.
 MeasureResult measure(const ir::Task& t, const MeasureOptions& opt = {});
+
+/// A paired measurement of two programs with the same known signature, interleaved ABBA in one child.
+struct CompareResult {
+  bool ok = false;
+  std::string error;
+  MeasureResult before, after;
+  double speedup = 0;              // median of the per-round ratios before / after
+  double speedup_q1 = 0, speedup_q3 = 0;
+  std::string to_json() const;
+};
+
+/// Times `before` and `after` interleaved (runtime/interleaved.hpp) on the seeded inputs of `before`. Throws
+/// LeirError for an invalid task and std::invalid_argument when the known signatures differ.
+CompareResult measure_pair(const ir::Task& before, const ir::Task& after, const MeasureOptions& opt = {});
 
 /// Runs the compiled C lowering of `t` once in a sandboxed child on `inputs`, returning its outputs.
 /// Throws std::runtime_error with the failure reason (crash, timeout, compile error).

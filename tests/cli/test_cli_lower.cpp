@@ -54,8 +54,33 @@ TEST(CliMeasure, PrintsJsonInSeconds) {
                                  &out),
             0)
       << out;
-  for (const char* k : {"\"median\": ", "\"iqr\": ", "\"min\": ", "\"repeats\": 3", "\"compile_seconds\": "})
+  for (const char* k : {"\"median\": ", "\"q1\": ", "\"q3\": ", "\"iqr\": ", "\"min\": ", "\"number\": 1,",
+                        "\"compile_seconds\": "})  // a cold-cache run times one call per repeat
     EXPECT_NE(out.find(k), std::string::npos) << k << " in " << out;
+  // 3 repeats, or 6 when the first run was noisy and was redone (DATASET.md §2.7 step 5)
+  const bool redone = out.find("\"redone\": true") != std::string::npos;
+  EXPECT_NE(out.find(redone ? "\"repeats\": 6" : "\"repeats\": 3"), std::string::npos) << out;
+}
+
+TEST(CliMeasure, CompareTimesTwoProgramsInterleaved) {
+  std::string out;
+  const std::string env = "STEPTP_CACHE=" + testing::test_cache_dir() + " ";
+  ASSERT_EQ(testing::run_command(env + kBin + " measure " + task_file("matmul") + " --compare " + task_file("matmul") +
+                                     " --repeats 5 --min-repeat-ms 0.2",
+                                 &out),
+            0)
+      << out;
+  for (const char* k : {"\"before\": {\"ok\": true", "\"after\": {\"ok\": true", "\"speedup\": ", "\"speedup_q1\": "})
+    EXPECT_NE(out.find(k), std::string::npos) << k << " in " << out;
+  // a program against itself: the paired speedup is about 1
+  const auto p = out.find("\"speedup\": ");
+  ASSERT_NE(p, std::string::npos);
+  const double sp = std::stod(out.substr(p + 11));
+  EXPECT_GT(sp, 0.5);
+  EXPECT_LT(sp, 2.0);
+  // a different signature is bad input
+  EXPECT_EQ(testing::run_command(kBin + " measure " + task_file("matmul") + " --compare " + task_file("softmax"), &out), 2)
+      << out;
 }
 
 }  // namespace

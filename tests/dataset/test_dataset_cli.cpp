@@ -16,6 +16,7 @@
 #include "dataset/chat_schema.hpp"
 #include "dataset/export.hpp"
 #include "dataset_test_util.hpp"
+#include "ir/task.hpp"
 
 using namespace steptp::dataset;
 using namespace steptp::dataset::dstest;
@@ -181,5 +182,68 @@ TEST(DatasetCliSlow, BadSelectionsAreErrors) {
   EXPECT_EQ(run_cli({"generate", "--out", d + "/c", "--tasks", d + "/empty.jsonl", "--no-measure"}, d), 2);
   EXPECT_EQ(run_cli({"audit", d + "/nothing_here"}, d), 2);
   EXPECT_FALSE(fs::exists(d + "/b/manifest.json"));
+  fs::remove_all(d);
+}
+
+TEST(DatasetCliSlow, FixedTimerIsByteIdenticalAndFillsEveryTimingField) {
+  // --timer fixed: the deterministic latency model goes through the same measurement path (ABBA object, cache)
+  std::string d = temp_dir("fixed");
+  std::string tasks = write_tiny_tasks(d);
+  auto args = [&](const std::string& out) {
+    return std::vector<std::string>{"generate", "--tasks", tasks, "--out", out, "--timer", "fixed", "--no-progress",
+                                    "--min-per-strategy", "2"};
+  };
+  ASSERT_EQ(run_cli(args(d + "/a"), d), 0);
+  ASSERT_EQ(run_cli(with(args(d + "/b"), {"--jobs", "2"}), d), 0);
+  expect_same_tree(d + "/a", d + "/b");
+  ASSERT_EQ(run_cli(args(d + "/a"), d), 0);  // rerun from the cache
+  expect_same_tree(d + "/a", d + "/b");
+  auto recs = read_jsonl(d + "/a/archive/all.jsonl");
+  ASSERT_FALSE(recs.empty());
+  for (const auto& r : recs) {
+    const auto& m = r["measurement"];
+    ASSERT_TRUE(m.is_object());
+    for (const char* side : {"before", "after"})
+      for (const char* k : {"median_ns", "q1_ns", "q3_ns", "iqr_ns", "repeats", "number"})
+        EXPECT_FALSE(m[side][k].is_null()) << side << "." << k;
+    EXPECT_EQ(m["after"]["number"], 1);
+    EXPECT_EQ(m["noisy"], false);
+    EXPECT_EQ(m["order"], "ABBA");
+    const double sp = m["before"]["median_ns"].get<double>() / m["after"]["median_ns"].get<double>();
+    EXPECT_NEAR(m["speedup"].get<double>(), sp, 1e-12);
+    EXPECT_EQ(r["equivalence"]["method"], "interpreter");
+  }
+  fs::remove_all(d);
+}
+
+TEST(DatasetCliSlow, RealTimerRecordsAndRemeasureReportsVerdicts) {
+  // The real timer on two strategies of the tiny set: every record has a calibrated number and paired quartiles,
+  // and `audit --remeasure` re-times sampled records and reports how many keep their verdict.
+  std::string d = temp_dir("real");
+  std::string tasks = write_tiny_tasks(d);
+  ASSERT_EQ(run_cli({"generate", "--tasks", tasks, "--out", d + "/o", "--no-progress", "--strategies", "loop_unrolling",
+                     "loop_reorder", "--max-candidates", "1", "--repeats", "5", "--min-repeat-ms", "0.2",
+                     "--min-per-strategy", "2"},
+                    d),
+            0);
+  auto recs = read_jsonl(d + "/o/archive/all.jsonl");
+  ASSERT_FALSE(recs.empty());
+  for (const auto& r : recs) {
+    const auto& m = r["measurement"];
+    EXPECT_GE(m["before"]["number"].get<std::int64_t>(), 1);
+    EXPECT_LE(m["before"]["q1_ns"].get<double>(), m["before"]["median_ns"].get<double>());
+    EXPECT_LE(m["before"]["median_ns"].get<double>(), m["before"]["q3_ns"].get<double>());
+    EXPECT_LE(m["speedup_q1"].get<double>(), m["speedup"].get<double>());
+    EXPECT_GT(m["speedup"].get<double>(), 0.0);
+    EXPECT_TRUE(m["redone"].is_boolean());
+  }
+  ASSERT_EQ(run_cli({"audit", d + "/o", "--sample", "1", "--remeasure", "3", "--remeasure-json", d + "/rm.json"}, d), 0);
+  auto rm = ojson::parse(steptp::ir::read_file(d + "/rm.json"));
+  EXPECT_EQ(rm["remeasured"], std::min<std::size_t>(3, recs.size()));
+  EXPECT_EQ(rm["failed"], 0);
+  std::int64_t counted = 0;
+  for (const auto& [a, row] : rm["verdicts"].items())
+    for (const auto& [b, n] : row.items()) counted += n.get<std::int64_t>();
+  EXPECT_EQ(counted, rm["remeasured"].get<std::int64_t>());
   fs::remove_all(d);
 }

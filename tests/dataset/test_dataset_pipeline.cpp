@@ -119,10 +119,34 @@ TEST(DatasetPipeline, FilterSplitsByWorkloadAndIsDeterministic) {
       }
     }
   }
-  // the three elementwise workloads form one family with 3 groups, so it reaches every split
+  // every family has fewer than 10 groups, so the 6 workloads are pooled and dealt 0.8/0.1/0.1 with at least one
+  // each: 4 train, 1 validation, 1 test
   EXPECT_EQ(a.split_of.size(), 6u);
-  std::set<std::string> elementwise_splits;
-  for (const char* w : {"ReLU", "Scale_by_two", "Square"}) elementwise_splits.insert(a.split_of[w]);
-  EXPECT_EQ(elementwise_splits.size(), 3u);
+  std::map<std::string, int> per_split;
+  for (const auto& [w, sp] : a.split_of) per_split[sp]++;
+  EXPECT_EQ(per_split["train"], 4);
+  EXPECT_EQ(per_split["val"], 1);
+  EXPECT_EQ(per_split["test"], 1);
   EXPECT_EQ(a.audit["split_leak"]["val"], 0);
+  // a family of 10 workloads keeps its own place in every split (8 / 1 / 1); the 5 others form the pool
+  std::vector<ojson> big;
+  for (const auto& r : archive) {
+    if (r["family"] != "elementwise") {
+      big.push_back(r);
+      continue;
+    }
+    for (int i = 0; i < 10; ++i) {
+      ojson c = r;
+      c["workload"] = "Elementwise_" + std::to_string(i);
+      big.push_back(c);
+    }
+  }
+  std::sort(big.begin(), big.end(), record_less);
+  auto f = filter_records(big, fc, 1);
+  std::map<std::string, int> fam_split, pool_split;
+  for (const auto& [w, sp] : f.split_of) (w.rfind("Elementwise_", 0) == 0 ? fam_split : pool_split)[sp]++;
+  EXPECT_EQ(fam_split["train"], 8);
+  EXPECT_EQ(fam_split["val"], 1);
+  EXPECT_EQ(fam_split["test"], 1);
+  EXPECT_EQ(pool_split["train"] + pool_split["val"] + pool_split["test"], 3);
 }

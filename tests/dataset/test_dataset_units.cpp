@@ -1,0 +1,47 @@
+// S2 shape instances that can be measured (issue #9): small instances are grown towards the catalogue default
+// until the root runs cfg.target_root_ops statement instances; target 0 keeps the small shapes.
+#include <gtest/gtest.h>
+
+#include "dataset/equiv.hpp"
+#include "dataset/units.hpp"
+#include "frontend/workloads.hpp"
+
+using namespace steptp;
+using namespace steptp::dataset;
+
+namespace {
+
+std::vector<Unit> plan(const std::string& workload, std::int64_t target) {
+  GenConfig c;
+  c.workloads = {workload};
+  c.instances_per_workload = 1;
+  c.target_root_ops = target;
+  std::vector<Reject> rejects;
+  auto units = plan_units(c, rejects);
+  EXPECT_TRUE(rejects.empty());
+  return units;
+}
+
+TEST(DatasetUnits, SmallInstancesGrowToTheTargetWork) {
+  for (const char* w : {"Standard_matrix_multiplication", "ReLU", "softmax", "Sum_reduction_over_a_dimension"}) {
+    const auto* wl = frontend::find_workload(w);
+    ASSERT_NE(wl, nullptr) << w;
+    // target 0: the catalogue's small shape, unchanged
+    auto small = plan(w, 0);
+    ASSERT_EQ(small.size(), 1u);
+    const auto sp = frontend::small_params(*wl);
+    for (const auto& [k, v] : sp) EXPECT_EQ(small[0].params[k], v) << w << " " << k;
+    const std::int64_t small_ops = statement_instances(emit_root_task(small[0]));
+    // target 2^20: grown until the root reaches it, never by more than one growth step (< 4x overshoot here)
+    auto grown = plan(w, 1 << 20);
+    ASSERT_EQ(grown.size(), 1u);
+    const std::int64_t ops = statement_instances(emit_root_task(grown[0]));
+    EXPECT_GT(ops, small_ops) << w;
+    EXPECT_GE(ops, 1 << 20) << w;
+    EXPECT_LT(ops, 4 << 20) << w;
+    // deterministic
+    EXPECT_EQ(plan(w, 1 << 20)[0].params, grown[0].params);
+  }
+}
+
+}  // namespace
