@@ -1,8 +1,8 @@
 #include "dataset/remeasure.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "dataset/canon.hpp"
@@ -46,9 +46,14 @@ RemeasureReport remeasure(const std::string& dir, std::int64_t k,
   GenConfig gen = GenConfig::from_json(m["config"]["gen"]);
   if (gen.timer != "real") gen.timer = "real";  // a re-measurement is always real
   std::vector<ojson> archive = read_jsonl((fs::path(dir) / "archive/all.jsonl").string());
+  // Measured records, and the same grouped by before program (task_id), in archive order.
   std::vector<std::size_t> idx;
+  std::map<std::string, std::vector<std::size_t>> family;
   for (std::size_t i = 0; i < archive.size(); ++i)
-    if (archive[i].contains("measurement") && archive[i]["measurement"].is_object()) idx.push_back(i);
+    if (archive[i].contains("measurement") && archive[i]["measurement"].is_object()) {
+      idx.push_back(i);
+      family[archive[i].value("task_id", "")].push_back(i);
+    }
   RemeasureReport rep;
   rep.measured_records = std::int64_t(idx.size());
   Rng rng(derive(gen.master_seed, "remeasure", {}));
@@ -58,19 +63,14 @@ RemeasureReport remeasure(const std::string& dir, std::int64_t k,
   const std::string flags = pipeline_compiler_flags();
   // Re-time in the context the records were timed in: every measured record of the same before program (one unit's
   // candidates) in one interleaved batch, as `generate` does (Timer::measure_batch).
-  std::map<std::string, std::vector<std::size_t>> family;  // task_id -> measured records, archive order
-  for (std::size_t i = 0; i < archive.size(); ++i)
-    if (archive[i].contains("measurement") && archive[i]["measurement"].is_object())
-      family[archive[i].value("task_id", "")].push_back(i);
+  const std::set<std::size_t> sampled(idx.begin(), idx.end());
   std::map<std::size_t, RemeasureRow> rows;
   std::size_t done = 0;
-  for (std::size_t n = 0; n < idx.size(); ++n) {
-    const std::size_t i = idx[n];
+  for (const std::size_t i : idx) {
     if (rows.count(i)) continue;
     const std::vector<std::size_t>& group = family[archive[i].value("task_id", "")];
     std::vector<ir::Task> afters;
     std::vector<TimedProgram> progs;
-    std::vector<std::size_t> members;
     ir::Task before;
     std::string error;
     try {
@@ -86,7 +86,7 @@ RemeasureReport remeasure(const std::string& dir, std::int64_t k,
     }
     for (std::size_t k = 0; k < group.size(); ++k) {
       const std::size_t j = group[k];
-      if (std::find(idx.begin(), idx.end(), j) == idx.end()) continue;  // timed for context only
+      if (!sampled.count(j)) continue;  // timed for context only
       const ojson& r = archive[j];
       RemeasureRow row;
       row.record_id = r.value("record_id", "");

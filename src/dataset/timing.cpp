@@ -57,9 +57,9 @@ std::int64_t model_ns(const ir::Task& t) {
 }
 
 /// The `noisy` rule of a pair (bench/RESULTS.md, "Grounded measurement"): with m the median of the n per-round ratios
-/// before/after (their quartiles q) and h = 1.57 · IQR / sqrt(n) / m the relative half-width of its approximate 95% confidence interval (the
-/// boxplot notch of McGill, Tukey and Larsen 1978), the pair is noisy when h > limit and the interval
-/// [m·(1-h), m·(1+h)] contains a verdict threshold, 0.95 or 1.05: the measurement cannot tell faster, neutral and
+/// before/after (their quartiles q) and h = 1.57 · IQR / sqrt(n) / m the relative half-width of its approximate 95%
+/// confidence interval (the boxplot notch of McGill, Tukey and Larsen 1978), the pair is noisy when h > limit and the
+/// interval [m·(1-h), m·(1+h)] contains a verdict threshold, 0.95 or 1.05: the measurement cannot tell faster, neutral and
 /// slower apart. Undefined statistics (no rounds, zero median) are noisy.
 bool noisy_pair(const runtime::TimeStats& q, double n, double limit) {
   if (!(q.median > 0) || n < 1) return true;
@@ -129,7 +129,8 @@ ojson Timer::measure_fixed(const TimedProgram& before, const TimedProgram& after
   const double sp = a > 0 ? double(b) / double(a) : 0.0;
   return {{"before", lat(b)}, {"after", lat(a)}, {"speedup", sp}, {"speedup_q1", sp}, {"speedup_q3", sp},
           {"speedup_vs_root", a > 0 ? double(r) / double(a) : 0.0}, {"noisy", false}, {"redone", false},
-          {"sessions", cfg_.measure_sessions}, {"order", "ABBA"}, {"threads", cfg_.threads}, {"cache", cfg_.cold_cache ? "cold" : "warm"}, {"env", env_}};
+          {"sessions", cfg_.measure_sessions}, {"order", "ABBA"}, {"threads", cfg_.threads},
+          {"cache", cfg_.cold_cache ? "cold" : "warm"}, {"env", env_}};
 }
 
 std::shared_ptr<const runtime::StagedInputs> Timer::staged_inputs(const TimedProgram& before) {
@@ -182,7 +183,7 @@ void Timer::measure_real(const TimedProgram& before, const std::vector<TimedProg
   to.cold_cache = cfg_.cold_cache;
   to.threads = cfg_.threads;
   to.redo_above = std::numeric_limits<double>::infinity();  // redone per pair below
-  to.kernel_budget_s = 0.5;  // a candidate 100x slower than its before gets 3 rounds, not 15 (bench/RESULTS.md)
+  to.kernel_budget_s = 0.5;  // a candidate 300x slower than its before costs ~1 s, not 15 rounds (bench/RESULTS.md)
   to.limits.timeout_seconds = cfg_.measure_timeout_s;
   const auto bufs = runtime::kernel_buffers(*before.task);
   const std::size_t ib = root ? 1 : 0;
@@ -216,12 +217,11 @@ void Timer::measure_real(const TimedProgram& before, const std::vector<TimedProg
   auto ratios = [](const std::vector<runtime::InterleavedTiming>& ss, std::size_t x, std::size_t y) {
     std::vector<double> r;
     for (const auto& t : ss) {
-      const auto& a = t.programs[x].per_call;
-      const auto& b = t.programs[y].per_call;
-      for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
-        if (b[i] > 0) r.push_back(a[i] / b[i]);
+      const std::vector<double> s = runtime::paired_ratios(t.programs[x], t.programs[y]);
+      r.insert(r.end(), s.begin(), s.end());
     }
-    return std::make_pair(runtime::time_stats(r), double(r.size()));
+    const double n = double(r.size());
+    return std::make_pair(runtime::time_stats(std::move(r)), n);
   };
   auto record = [&](const std::vector<runtime::InterleavedTiming>& ss, std::size_t pos, std::size_t k, bool redone) {
     const std::size_t ia = head.size() + pos;

@@ -7,13 +7,15 @@
 
 namespace steptp::runtime {
 
-TimeStats paired_ratio(const ProgramTiming& a, const ProgramTiming& b) {
+std::vector<double> paired_ratios(const ProgramTiming& a, const ProgramTiming& b) {
   std::vector<double> r;
   const std::size_t n = std::min(a.per_call.size(), b.per_call.size());
   for (std::size_t i = 0; i < n; ++i)
     if (b.per_call[i] > 0) r.push_back(a.per_call[i] / b.per_call[i]);
-  return time_stats(std::move(r));
+  return r;
 }
+
+TimeStats paired_ratio(const ProgramTiming& a, const ProgramTiming& b) { return time_stats(paired_ratios(a, b)); }
 
 std::vector<int> measure_cpus(int threads) {
   std::vector<int> allowed;

@@ -49,8 +49,10 @@ struct InterleavedTiming {
   bool redone = false;                  // the first run was too noisy and was repeated with 2 x repeats
 };
 
-/// Per-round ratios time(a) / time(b) of two kernels timed in the same rounds (so a ratio > 1 means b is faster):
-/// their median and quartiles, and the relative IQR (q3 - q1) / median. Empty inputs give zeros.
+/// Per-round ratios time(a) / time(b) of two kernels timed in the same rounds (so a ratio > 1 means b is faster),
+/// round i of a paired with round i of b, over the rounds both ran; rounds where b took no time are skipped.
+std::vector<double> paired_ratios(const ProgramTiming& a, const ProgramTiming& b);
+/// Median and quartiles of paired_ratios(a, b). Empty inputs give zeros.
 TimeStats paired_ratio(const ProgramTiming& a, const ProgramTiming& b);
 
 /// Times `so_paths` (>= 1 kernels taking `buffers`) in one pinned child on `inputs`: warmup, calibration of

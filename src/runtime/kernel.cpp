@@ -197,13 +197,15 @@ KernelRunResult run_kernel(const std::string& so_path, const std::vector<KernelB
   std::ostringstream spec;
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     const auto& b = buffers[i];
-    const std::size_t bytes = static_cast<std::size_t>(numel(b.shape)) * static_cast<std::size_t>(ir::dtype_bytes(b.dtype));
+    const std::size_t bytes =
+        static_cast<std::size_t>(numel(b.shape)) * static_cast<std::size_t>(ir::dtype_bytes(b.dtype));
     const std::string path = b.output ? tmp.path + "/b" + std::to_string(i) : staged.path(i);
     spec << "buffer " << bytes << (b.output ? " out " : " in ") << path << "\n";
   }
   for (const auto& k : opt.more_kernels) spec << "kernel " << k << "\n";
   spec << "warmup " << opt.warmup << "\nrepeats " << opt.repeats << "\nnumber " << opt.number
-       << "\nmin_batch_s " << opt.min_batch_seconds << "\nmax_number " << opt.max_number << "\nbudget_s " << opt.budget_seconds << "\nflush "
+       << "\nmin_batch_s " << opt.min_batch_seconds << "\nmax_number " << opt.max_number << "\nbudget_s "
+       << opt.budget_seconds << "\nflush "
        << (opt.flush_cache ? flush_bytes() : 0) << "\ntimes " << tmp.path << "/times\noutputs "
        << (opt.want_outputs ? 1 : 0) << "\n";
   if (!opt.cpus.empty()) {
