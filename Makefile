@@ -35,7 +35,7 @@ $(ASAN_BUILD)/build.ninja: CMakeLists.txt | deps
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target steptp_tests steptp
 
-# The main job: the dataset pipeline on the small built-in default (3 workloads per family, one small shape each,
+# The main job: the dataset pipeline on the small built-in default (5 workloads per family, one measurable shape each,
 # one-step candidates, measured), then an audit of 30 sampled records. A rerun reuses $(OUT)/cache.sqlite.
 run: build
 	./$(BUILD)/steptp generate --out $(OUT)
