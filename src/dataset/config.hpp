@@ -51,8 +51,9 @@ struct GenConfig {
                                            // ± 1.57·IQR/sqrt(n), is wider than ± this (relative) and contains
                                            // 0.95 or 1.05 (timing.cpp noisy_pair)
   bool cold_cache = false;                 // flush 2 x LLC before every batch (number = 1)
-  int measure_sessions = 2;                // child processes the repeats are split over (averages per-process
-                                           // effects such as physical page placement; bench/RESULTS.md)
+  int measure_sessions = 3;                // child processes the repeats are split over (averages per-process
+                                           // effects such as physical page placement, and one outlying process
+                                           // holds a third of the rounds, not half; bench/RESULTS.md)
   double measure_timeout_s = 60;
   // limits
   int max_units = 0;                       // 0 = no limit (applied after sorting units)

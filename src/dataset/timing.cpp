@@ -2,6 +2,7 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -147,7 +148,13 @@ std::shared_ptr<const runtime::StagedInputs> Timer::staged_inputs(const TimedPro
 }
 
 void Timer::measure_real(const TimedProgram& before, const std::vector<TimedProgram>& afters, const TimedProgram* root,
-                         const std::vector<std::size_t>& todo, std::vector<Outcome>& out) {
+                         std::vector<std::size_t> todo, std::vector<Outcome>& out) {
+  // The child runs the afters in prog_key order, whatever order the caller gave: a kernel's time depends a little on
+  // its neighbours in the round (what they leave in the caches), so the same batch must run in the same order in
+  // `generate` and in `audit --remeasure` (which lists records in archive order).
+  std::sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
+    return afters[a].prog_key != afters[b].prog_key ? afters[a].prog_key < afters[b].prog_key : a < b;
+  });
   runtime::CompileOptions co;
   auto compile = [&](const ir::Task& t) { return runtime::compile_c(lower::lower_c(t), co).so_path; };
   // Kernels of the child: [root], before, then the afters that compiled. Compiling happens outside the gate.

@@ -64,9 +64,9 @@ class Timer {
  private:
   std::string cache_key(const TimedProgram& before, const TimedProgram& after, const TimedProgram* root) const;
   ojson measure_fixed(const TimedProgram& before, const TimedProgram& after, const TimedProgram* root) const;
-  /// Times the uncached pairs `todo` (indices into afters) for real; fills out[i] for each.
+  /// Times the uncached pairs `todo` (indices into afters) for real, in prog_key order; fills out[i] for each.
   void measure_real(const TimedProgram& before, const std::vector<TimedProgram>& afters, const TimedProgram* root,
-                    const std::vector<std::size_t>& todo, std::vector<Outcome>& out);
+                    std::vector<std::size_t> todo, std::vector<Outcome>& out);
   /// Inputs of a before program staged for the runner (runtime::StagedInputs), shared by its candidates: the
   /// most recent few, keyed by prog_key.
   std::shared_ptr<const runtime::StagedInputs> staged_inputs(const TimedProgram& before);

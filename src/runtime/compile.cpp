@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include "ir/task.hpp"
@@ -64,7 +66,8 @@ std::string shell_quote(const std::string& s) {
 }  // namespace
 
 Compiled compile_cached(const std::string& code, const std::string& compiler, const std::string& flags,
-                        const std::string& src_ext, const std::string& out_ext, const std::string& dir) {
+                        const std::string& src_ext, const std::string& out_ext, const std::string& dir,
+                        const std::string& unkeyed_flags) {
   const std::string d = cache_dir(dir);
   const std::string key = content_hash({code, compiler, flags, out_ext});
   Compiled c;
@@ -77,7 +80,8 @@ Compiled compile_cached(const std::string& code, const std::string& compiler, co
   const std::string src = d + "/" + key + src_ext;
   ir::write_file_atomic(src, code);
   const std::string tmp = d + "/" + key + ".tmp" + std::to_string(getpid()) + out_ext;
-  const std::string cmd = compiler + " " + flags + " -o " + shell_quote(tmp) + " " + shell_quote(src) + " 2>&1";
+  const std::string cmd = compiler + " " + flags + (unkeyed_flags.empty() ? "" : " " + unkeyed_flags) + " -o " +
+                          shell_quote(tmp) + " " + shell_quote(src) + " 2>&1";
   std::string diag;
   FILE* f = popen(cmd.c_str(), "r");
   if (!f) throw std::runtime_error("compile error: cannot run " + compiler);
@@ -94,6 +98,63 @@ Compiled compile_cached(const std::string& code, const std::string& compiler, co
   if (std::rename(tmp.c_str(), c.so_path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp);
   c.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
+}
+
+namespace {
+// The standard headers every C lowering includes (lower/c_emit.cpp and the embedded interp/numeric.hpp). They are
+// about half of a kernel's compile time (0.21 of 0.5 s with g++ 12 -O3), so they are precompiled once per compiler
+// and flags.
+constexpr const char* kPreludeHeaders =
+    "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <math.h>\n#include <string.h>\n"
+    "#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <limits>\n";
+
+std::string run_quiet(const std::string& cmd) {
+  std::string out;
+  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
+  if (!f) return "cannot run";
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    if (out.size() < 4096) out.append(buf, n);
+  return pclose(f) == 0 ? "" : (out.empty() ? "failed" : out);
+}
+}  // namespace
+
+std::string precompiled_prelude_flags(const std::string& compiler, const std::string& flags, const std::string& dir) {
+  if (compiler.find("nvcc") != std::string::npos || compiler.find("clang") != std::string::npos) return "";
+  static std::mutex mu;
+  static std::map<std::string, std::string> known;  // cache dir + key -> flags ("" = could not be built)
+  const std::string d = cache_dir(dir);
+  const std::string key = content_hash({kPreludeHeaders, compiler, flags, "pch/1"});
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(d + key); it != known.end()) return it->second;
+  const std::string final_dir = d + "/pch-" + key, header = final_dir + "/prelude.h";
+  std::error_code ec;
+  const std::string use = "-include " + shell_quote(header) + " -Winvalid-pch";
+  if (fs::exists(header + ".gch", ec)) return known[d + key] = use;
+  // Built in a private directory, then renamed into place (a concurrent builder's rename wins; both are equal).
+  const std::string tmp_dir = final_dir + ".tmp" + std::to_string(getpid());
+  fs::remove_all(tmp_dir, ec);
+  fs::create_directories(tmp_dir, ec);
+  std::string pch_flags;  // the kernel flags minus linking
+  for (std::size_t i = 0; i < flags.size();) {
+    std::size_t j = flags.find(' ', i);
+    if (j == std::string::npos) j = flags.size();
+    const std::string w = flags.substr(i, j - i);
+    if (!w.empty() && w != "-shared") pch_flags += w + " ";
+    i = j + 1;
+  }
+  bool ok = false;
+  try {
+    ir::write_file_atomic(tmp_dir + "/prelude.h", kPreludeHeaders);
+    ok = run_quiet(compiler + " " + pch_flags + "-x c++-header -o " + shell_quote(tmp_dir + "/prelude.h.gch") + " " +
+                   shell_quote(tmp_dir + "/prelude.h")).empty();
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if (ok && std::rename(tmp_dir.c_str(), final_dir.c_str()) != 0 && !fs::exists(header + ".gch", ec)) ok = false;
+  fs::remove_all(tmp_dir, ec);
+  return known[d + key] = ok ? use : "";
 }
 
 std::string runner_path(const CompileOptions& opt) {

@@ -13,7 +13,9 @@
 namespace steptp::runtime {
 
 Compiled compile_c(const std::string& code, const CompileOptions& opt) {
-  return compile_cached(code, cxx_command(opt), opt.flags, ".cpp", ".so", opt.cache_dir);
+  const std::string cxx = cxx_command(opt);
+  return compile_cached(code, cxx, opt.flags, ".cpp", ".so", opt.cache_dir,
+                        precompiled_prelude_flags(cxx, opt.flags, opt.cache_dir));
 }
 
 namespace {

@@ -10,7 +10,9 @@
 //   times <path>   outputs <0|1>                        (outputs 0: do not write the output buffers back)
 //   budget_s <B>                                        (per-kernel time budget, 0 = none; see below)
 // The runner first re-executes itself with address-space randomisation off (personality ADDR_NO_RANDOMIZE), so
-// buffers and code sit at the same addresses in every run. It pins itself to the `pin` CPUs (sched_setaffinity), runs W untimed calls of each kernel, then picks per
+// buffers and code sit at the same addresses in every run. All buffers live in one 2 MiB-aligned anonymous arena advised
+// for transparent huge pages (inputs read in, outputs zeroed), so their cache-set placement is the same in every
+// child too. It pins itself to the `pin` CPUs (sched_setaffinity), runs W untimed calls of each kernel, then picks per
 // kernel the number of calls per batch: N, or with S > 0 the smallest power of two (<= M) whose batch lasts >= S
 // seconds (DATASET.md §2.7 calibration). It then times R rounds; round r runs one batch of every kernel, in order for
 // even r and in reverse order for odd r (ABBA interleaving, so drift hits all kernels alike). With flush > 0 it writes

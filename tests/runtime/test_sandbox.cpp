@@ -108,6 +108,43 @@ TEST(RuntimeCompile, CacheHitReturnsSamePathWithoutCompiling) {
   std::filesystem::remove_all(o.cache_dir);
 }
 
+// The standard headers of the C lowering are precompiled once per (compiler, flags) and GCC really uses the .gch
+// (`-H` marks a used precompiled header with '!'); a kernel compiled with it gives the same results.
+TEST(RuntimeCompile, PreludeIsPrecompiledOnceAndUsed) {
+  runtime::CompileOptions o;
+  o.cache_dir = testing::test_cache_dir() + "/pch-" + std::to_string(getpid());
+  std::filesystem::remove_all(o.cache_dir);
+  const std::string cxx = runtime::cxx_command(o);
+  FILE* v = popen((cxx + " --version 2>&1").c_str(), "r");
+  char line[256] = {0};
+  if (v) {
+    if (!fgets(line, sizeof line, v)) line[0] = 0;
+    pclose(v);
+  }
+  if (std::string(line).find("clang") != std::string::npos) GTEST_SKIP() << "the precompiled prelude is GCC-only";
+  const std::string flags = runtime::precompiled_prelude_flags(cxx, o.flags, o.cache_dir);
+  ASSERT_NE(flags.find("-include "), std::string::npos) << flags;
+  EXPECT_EQ(runtime::precompiled_prelude_flags(cxx, o.flags, o.cache_dir), flags);
+  int gch = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(o.cache_dir))
+    gch += e.path().extension() == ".gch";
+  EXPECT_EQ(gch, 1);
+  const std::string src = o.cache_dir + "/probe.cpp";
+  ir::write_file_atomic(src, "#include <stdint.h>\n#include <cmath>\nint f(double x) { return (int)std::sqrt(x); }\n");
+  std::string out;
+  FILE* f = popen((cxx + " " + o.flags + " " + flags + " -H -fsyntax-only " + src + " 2>&1").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char buf[4096];
+  while (fgets(buf, sizeof buf, f)) out += buf;
+  EXPECT_EQ(pclose(f), 0) << out;
+  EXPECT_NE(out.find("! " + o.cache_dir), std::string::npos) << out.substr(0, 400);
+  const runtime::MeasureResult r = measure_code(
+      "const float* a = (const float*)b[0]; float* c = (float*)b[1]; for (int i = 0; i < 4; ++i) c[i] = 2 * a[i];",
+      [&] { auto m = opts(); m.compile = o; return m; }());
+  ASSERT_TRUE(r.ok) << r.error;
+  std::filesystem::remove_all(o.cache_dir);
+}
+
 TEST(RuntimeStats, MedianIqrMin) {
   const auto s = runtime::time_stats({5, 1, 4, 2, 3});
   EXPECT_DOUBLE_EQ(s.median, 3);
