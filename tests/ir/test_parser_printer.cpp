@@ -217,6 +217,8 @@ TEST(Task, ErrorsHaveJsonPaths) {
 
 TEST(Task, HashIsStableAndDistinguishes) {
   auto lines = corpus_lines();
+  ASSERT_FALSE(lines.empty()) << "cannot read the reference corpus " << kCorpus
+                              << " (the tests need the shared/ folder beside the repository)";
   Task a = parse_task(lines[0]);
   Task b = parse_task(lines[0]);
   EXPECT_EQ(task_hash(a), task_hash(b));
