@@ -9,7 +9,7 @@
 
 #include "cli/command.hpp"
 #include "dataset/audit.hpp"
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 #include "dataset/remeasure.hpp"
 #include "ir/task.hpp"
 

@@ -8,15 +8,15 @@
 #include <stdexcept>
 #include <thread>
 
-#include "dataset/canon.hpp"
+#include "core/canon.hpp"
 #include "dataset/chat_schema.hpp"
 #include "dataset/checker.hpp"
 #include "dataset/config.hpp"
 #include "dataset/equiv.hpp"
 #include "dataset/export.hpp"
-#include "dataset/hash.hpp"
+#include "core/hash.hpp"
 #include "dataset/record.hpp"
-#include "dataset/rng.hpp"
+#include "core/rng.hpp"
 #include "ir/validate.hpp"
 
 namespace fs = std::filesystem;

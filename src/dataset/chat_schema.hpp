@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 
 namespace steptp::dataset {
 

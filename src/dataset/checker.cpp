@@ -3,14 +3,14 @@
 #include <sstream>
 #include <vector>
 
-#include "dataset/canon.hpp"
+#include "core/canon.hpp"
 #include "dataset/facts.hpp"
-#include "dataset/prompt.hpp"
+#include "core/prompt.hpp"
 #include "dataset/reasoning.hpp"
 #include "dataset/record.hpp"
 #include "ir/printer.hpp"
 #include "strategies/registry.hpp"
-#include "dataset/strategy_lock.hpp"
+#include "strategies/strategy_lock.hpp"
 
 namespace steptp::dataset {
 namespace {
@@ -30,8 +30,10 @@ bool is_heading(const std::string& l) {
   return false;
 }
 
+}  // namespace
+
 /// Compares the text with the re-rendered one section by section, naming the first failing clause.
-CheckVerdict compare_text(const std::string& got, const std::string& want) {
+CheckVerdict compare_reasoning(const std::string& got, const std::string& want) {
   auto g = lines_of(got), w = lines_of(want);
   std::string section = "(start)";
   int line_in_section = 0;
@@ -53,7 +55,16 @@ CheckVerdict compare_text(const std::string& got, const std::string& want) {
   return {};
 }
 
-}  // namespace
+ojson candidate_values(const strategy::Candidate& c) {
+  ojson values = ojson::object();
+  for (const auto& p : c.params) values[p.name] = ojson::parse(p.value.dump());
+  return values;
+}
+
+std::string expected_reasoning(const ir::Task& before, const strategy::Applied& ap, const strategy::Candidate& c) {
+  char cls = strategy::exactness_letter(ap.cls);
+  return render_reasoning(compute_facts(before, ap.task, ap.facts, c.id(), cls, candidate_values(c)), c.strategy);
+}
 
 CheckVerdict check_record(const ojson& rec, const strategy::Applied* reapplied) {
   try {
@@ -68,7 +79,7 @@ CheckVerdict check_record(const ojson& rec, const strategy::Applied* reapplied) 
     auto cand = strategy::parse_candidate_id(cid);
     if (!cand || cand->strategy != name) return fail("apply", "unparseable candidate id " + cid);
     strategy::Applied own;
-    if (!reapplied) own = locked_apply(*s, before, *cand);
+    if (!reapplied) own = strategy::locked_apply(*s, before, *cand);
     const strategy::Applied& ap = reapplied ? *reapplied : own;
     if (alpha_canonical(ap.task) != alpha_canonical(after_rec) || ap.task.known != before.known)
       return fail("apply", "re-applying the candidate does not reproduce the after program");
@@ -81,7 +92,7 @@ CheckVerdict check_record(const ojson& rec, const strategy::Applied* reapplied) 
       while (i < facts.size() && i < st.size() && canonical_json(facts[i]) == canonical_json(st[i])) ++i;
       return fail("facts", "fact " + std::to_string(i) + " differs from the recomputed one");
     }
-    return compare_text(rec.at("reasoning").get<std::string>(), render_reasoning(facts, name));
+    return compare_reasoning(rec.at("reasoning").get<std::string>(), render_reasoning(facts, name));
   } catch (const std::exception& e) {
     return fail("analysis", std::string(e.what()).substr(0, 300));
   }
@@ -105,7 +116,7 @@ CheckVerdict check_answer(const ojson& rec, const std::string& assistant) {
   auto t0 = assistant.find("<think>\n");
   auto t1 = assistant.find("\n</think>");
   if (t0 != 0 || t1 == std::string::npos) return fail("think", "missing think block");
-  return compare_text(assistant.substr(8, t1 - 8), rec["reasoning"].get<std::string>());
+  return compare_reasoning(assistant.substr(8, t1 - 8), rec["reasoning"].get<std::string>());
 }
 
 }  // namespace steptp::dataset

@@ -8,7 +8,7 @@
 #pragma once
 #include <string>
 
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 #include "strategies/registry.hpp"
 
 namespace steptp::dataset {
@@ -26,5 +26,16 @@ CheckVerdict check_record(const ojson& rec, const strategy::Applied* reapplied =
 /// Check the assistant text of a single-answer chat sample against its record (think block = reasoning, answer
 /// JSON = strategy + after).
 CheckVerdict check_answer(const ojson& rec, const std::string& assistant);
+
+/// Named parameter values of a candidate as records store them (`params.values`).
+ojson candidate_values(const strategy::Candidate& c);
+
+/// The reasoning text (§6.2, no think tags) the renderer writes for the step before -> ap, where `ap` is
+/// apply(strategy, before, c). Throws on analysis failure (like compute_facts).
+std::string expected_reasoning(const ir::Task& before, const strategy::Applied& ap, const strategy::Candidate& c);
+
+/// §6.3 step 3 on a given text: compares `got` with `want` line by line, naming the first failing clause
+/// ("section Legality", "Candidate line 2", "extra text", ...).
+CheckVerdict compare_reasoning(const std::string& got, const std::string& want);
 
 }  // namespace steptp::dataset

@@ -3,7 +3,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "dataset/hash.hpp"
+#include "core/hash.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::dataset {

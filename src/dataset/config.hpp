@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
+#include "core/versions.hpp"
 
 namespace steptp::dataset {
 
@@ -105,12 +106,6 @@ struct FilterConfig {
   std::uint64_t seed(std::uint64_t master) const { return filter_seed ? filter_seed : master; }
 };
 
-/// Versions written into records and the manifest (DATASET.md §4 `versions`).
-inline constexpr const char* kSteptpVersion = "0.1.0";
-inline constexpr int kGeneratorVersion = 1;
-inline constexpr int kLoweringVersion = 1;
-inline constexpr int kRendererVersion = 1;
-inline constexpr int kPromptVersion = 1;
 
 /// Reads `{"gen": {...}, "filter": {...}}` or a flat object whose keys belong to either section.
 void load_config_file(const std::string& path, GenConfig& gen, FilterConfig& filter);

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "dataset/hash.hpp"
+#include "core/hash.hpp"
 #include "interp/compare.hpp"
 #include "ir/diag.hpp"
 #include "runtime/measure.hpp"
@@ -38,7 +38,7 @@ Reference make_reference(const ir::Task& t, const std::string& tk, const EquivCo
   std::unique_ptr<interp::Interpreter> ip;
   if (r.interpreter) ip = std::make_unique<interp::Interpreter>(t);
   for (int d = 0; d <= cfg.draws; ++d) {
-    std::uint64_t seed = derive(cfg.master_seed, "equiv", {tk, std::to_string(d)});
+    std::uint64_t seed = derive(cfg.master_seed, cfg.stream, {tk, std::to_string(d)});
     auto dist = d < cfg.draws ? interp::Distribution::Normal : interp::Distribution::Uniform;
     r.seeds.push_back(seed);
     r.dists.push_back(dist);

@@ -1,5 +1,6 @@
 // S5 numeric equivalence (DATASET.md §2.5) on the pipeline's draws: draws 0..K-1 standard normal, draw K uniform on
-// [0,1); draw d's inputs come from interp::make_inputs(task, derive(master, "equiv", task_key, d), dist).
+// [0,1); draw d's inputs come from interp::make_inputs(task, derive(master, stream, task_key, d), dist) with
+// stream "equiv" in generate and "eval-equiv" / "search-equiv" / "recheck" in eval and search.
 // Programs with at most interp_max_ops statement instances run in the reference interpreter; larger ones run their
 // compiled C lowering in a sandboxed child (runtime::run_compiled).
 // Rule per draw and output element: NaN/inf positions coincide (nan_mismatch); class E is bit-for-bit; R, D, P need
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 
@@ -20,6 +21,7 @@ struct EquivConfig {
   std::uint64_t master_seed = 0;
   int draws = 3;
   std::int64_t interp_max_ops = 50000000;
+  std::string stream = "equiv";   // named stream of the draws (§11): "equiv" (generate), "eval-equiv", "search-equiv", "recheck"
 };
 
 /// Outputs of a reference program on every draw.

@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include "dataset/filter.hpp"
-#include "dataset/hash.hpp"
-#include "dataset/prompt.hpp"
+#include "core/hash.hpp"
+#include "core/prompt.hpp"
 #include "dataset/record.hpp"
 #include "dataset/stats.hpp"
 #include "ir/task.hpp"

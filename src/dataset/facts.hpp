@@ -12,7 +12,7 @@
 #pragma once
 #include <string>
 
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::dataset {

@@ -5,13 +5,13 @@
 #include <set>
 #include <stdexcept>
 
-#include "dataset/canon.hpp"
-#include "dataset/hash.hpp"
-#include "dataset/prompt.hpp"
+#include "core/canon.hpp"
+#include "core/hash.hpp"
+#include "core/prompt.hpp"
 #include "dataset/reasoning.hpp"
 #include "dataset/record.hpp"
-#include "dataset/rng.hpp"
-#include "dataset/tokens.hpp"
+#include "core/rng.hpp"
+#include "core/tokens.hpp"
 #include "strategies/registry.hpp"
 
 namespace steptp::dataset {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "dataset/config.hpp"
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 #include "dataset/units.hpp"
 
 namespace steptp::dataset {

@@ -12,14 +12,14 @@
 
 #include <fmt/format.h>
 
-#include "dataset/cache.hpp"
+#include "core/cache.hpp"
 #include "dataset/export.hpp"
-#include "dataset/hash.hpp"
+#include "core/hash.hpp"
 #include "dataset/progress.hpp"
-#include "dataset/prompt.hpp"
+#include "core/prompt.hpp"
 #include "dataset/record.hpp"
 #include "dataset/timing.hpp"
-#include "dataset/tokens.hpp"
+#include "core/tokens.hpp"
 #include "dataset/unit_pipeline.hpp"
 #include "ir/task.hpp"
 #include "strategies/registry.hpp"

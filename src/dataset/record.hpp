@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::dataset {

@@ -5,12 +5,12 @@
 #include <set>
 #include <stdexcept>
 
-#include "dataset/canon.hpp"
+#include "core/canon.hpp"
 #include "dataset/config.hpp"
 #include "dataset/export.hpp"
-#include "dataset/hash.hpp"
+#include "core/hash.hpp"
 #include "dataset/record.hpp"
-#include "dataset/rng.hpp"
+#include "core/rng.hpp"
 #include "dataset/timing.hpp"
 #include "dataset/unit_pipeline.hpp"
 #include "ir/task.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 
 namespace steptp::dataset {
 

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "dataset/facts.hpp"
-#include "dataset/hash.hpp"
+#include "core/hash.hpp"
 #include "interp/interpreter.hpp"
 #include "lower/lower.hpp"
 #include "runtime/compile.hpp"

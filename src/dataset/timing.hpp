@@ -12,9 +12,9 @@
 #include <string>
 #include <utility>
 
-#include "dataset/cache.hpp"
+#include "core/cache.hpp"
 #include "dataset/config.hpp"
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 #include "dataset/measure_gate.hpp"
 #include "ir/task.hpp"
 #include "runtime/kernel.hpp"

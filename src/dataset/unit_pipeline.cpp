@@ -5,17 +5,17 @@
 #include <optional>
 #include <set>
 
-#include "dataset/canon.hpp"
+#include "core/canon.hpp"
 #include "dataset/checker.hpp"
 #include "dataset/equiv.hpp"
 #include "dataset/facts.hpp"
-#include "dataset/hash.hpp"
-#include "dataset/prompt.hpp"
+#include "core/hash.hpp"
+#include "core/prompt.hpp"
 #include "dataset/reasoning.hpp"
 #include "dataset/record.hpp"
-#include "dataset/rng.hpp"
-#include "dataset/strategy_lock.hpp"
-#include "dataset/tokens.hpp"
+#include "core/rng.hpp"
+#include "strategies/strategy_lock.hpp"
+#include "core/tokens.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "ir/validate.hpp"
@@ -174,7 +174,7 @@ class UnitRunner {
   std::vector<strategy::Candidate> sample(const strategy::StrategyInfo& s, const State& st) {
     std::vector<strategy::Site> sites;
     try {
-      sites = locked_enumerate(s, st.task);
+      sites = strategy::locked_enumerate(s, st.task);
     } catch (const std::exception& e) {
       reject(std::string(s.name), "S4", "enumerate_error", e.what());
       return {};
@@ -223,7 +223,7 @@ class UnitRunner {
     };
     strategy::Applied ap;
     try {
-      ap = locked_apply(s, st.task, c);
+      ap = strategy::locked_apply(s, st.task, c);
     } catch (const strategy::StrategyError& x) {
       return bad("S5", x.code() == "S003" ? "resolve_error" : "illegal", x.code() + ": " + x.what());
     } catch (const ir::LeirError& x) {
@@ -281,8 +281,7 @@ class UnitRunner {
     const std::string name(s.name);
     res_.counters["S4.candidates"]++;
     res_.counters["cand." + name]++;
-    ojson values = ojson::object();
-    for (const auto& p : c.params) values[p.name] = ojson::parse(p.value.dump());
+    ojson values = candidate_values(c);
     ojson params{{"candidate", c.id()}, {"values", values}};
     std::string cand_key = H({"steptp.cand/1", st.tk, name, canonical_json(params), std::to_string(kGeneratorVersion)});
     std::string ckey = &st == &root ? cand_key : H({cand_key, root.tk, st.path_exact ? "E" : "R"});

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dataset/cache.hpp"
+#include "core/cache.hpp"
 #include "dataset/config.hpp"
 #include "dataset/timing.hpp"
 #include "dataset/units.hpp"

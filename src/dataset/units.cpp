@@ -10,8 +10,8 @@
 #include <cmath>
 
 #include "dataset/equiv.hpp"
-#include "dataset/hash.hpp"
-#include "dataset/rng.hpp"
+#include "core/hash.hpp"
+#include "core/rng.hpp"
 #include "ir/dtype.hpp"
 
 #if __has_include("frontend/workloads.hpp")

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "dataset/config.hpp"
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::dataset {

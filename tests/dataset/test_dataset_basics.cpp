@@ -4,13 +4,13 @@
 
 #include <filesystem>
 
-#include "dataset/cache.hpp"
+#include "core/cache.hpp"
 #include "dataset/chat_schema.hpp"
-#include "dataset/hash.hpp"
-#include "dataset/json_text.hpp"
+#include "core/hash.hpp"
+#include "core/json_text.hpp"
 #include "dataset/reasoning.hpp"
-#include "dataset/rng.hpp"
-#include "dataset/tokens.hpp"
+#include "core/rng.hpp"
+#include "core/tokens.hpp"
 #include "dataset_test_util.hpp"
 
 using namespace steptp::dataset;

@@ -12,7 +12,7 @@
 #include <set>
 #include <thread>
 
-#include "dataset/cache.hpp"
+#include "core/cache.hpp"
 #include "dataset/chat_schema.hpp"
 #include "dataset/export.hpp"
 #include "dataset_test_util.hpp"

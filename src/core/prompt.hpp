@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 #include "ir/task.hpp"
 
-namespace steptp::dataset {
+namespace steptp::core {
 
 inline constexpr const char* kSystemIntro =
     "You optimise tensor programs written in LEIR. You apply exactly one optimisation strategy per transformed "
@@ -30,4 +30,9 @@ std::string render_assistant(const std::string& reasoning, const std::vector<std
 /// The JSON object {"applied_strategy": s, "transformed_IR": leir} as written in answers.
 ojson answer_object(const std::string& strategy, const std::string& leir);
 
+}  // namespace steptp::core
+
+// The dataset layer (generator, filter, export) predates src/core/ and uses these names unqualified.
+namespace steptp::dataset {
+using namespace steptp::core;
 }  // namespace steptp::dataset

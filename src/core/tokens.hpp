@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace steptp::dataset {
+namespace steptp::core {
 
 inline constexpr const char* kTokenRule = "approx-v1";
 
@@ -13,4 +13,9 @@ inline constexpr const char* kTokenRule = "approx-v1";
 /// invalid bytes count 1 each).
 std::int64_t approx_tokens(std::string_view text);
 
+}  // namespace steptp::core
+
+// The dataset layer (generator, filter, export) predates src/core/ and uses these names unqualified.
+namespace steptp::dataset {
+using namespace steptp::core;
 }  // namespace steptp::dataset

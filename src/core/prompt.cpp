@@ -1,9 +1,9 @@
-#include "dataset/prompt.hpp"
+#include "core/prompt.hpp"
 
 #include "ir/dtype.hpp"
 #include "strategies/registry.hpp"
 
-namespace steptp::dataset {
+namespace steptp::core {
 
 std::string render_system() {
   std::string s = kSystemIntro;
@@ -80,4 +80,4 @@ std::string render_assistant(const std::string& reasoning, const std::vector<std
   return "<think>\n" + reasoning + "\n</think>\n<answer>" + json + "</answer>";
 }
 
-}  // namespace steptp::dataset
+}  // namespace steptp::core

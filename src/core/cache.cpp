@@ -1,14 +1,14 @@
-#include "dataset/cache.hpp"
+#include "core/cache.hpp"
 
 #include <sqlite3.h>
 
 #include <set>
 #include <stdexcept>
 
-namespace steptp::dataset {
+namespace steptp::core {
 
 const char* const Cache::kTables[] = {"tasks", "candidates", "lowerings", "equivalence", "measurements",
-                                      "texts", "units", nullptr};
+                                      "texts", "units", "llm_calls", "eval_grades", nullptr};
 
 namespace {
 void check_table(const std::string& t) {
@@ -107,4 +107,4 @@ std::map<std::string, std::pair<std::int64_t, std::int64_t>> Cache::counters() c
   return counters_;
 }
 
-}  // namespace steptp::dataset
+}  // namespace steptp::core

@@ -1,10 +1,10 @@
-#include "dataset/hash.hpp"
+#include "core/hash.hpp"
 
 #include <cstring>
 #include <stdexcept>
 #include <vector>
 
-namespace steptp::dataset {
+namespace steptp::core {
 namespace {
 
 constexpr std::uint32_t kK[64] = {
@@ -117,4 +117,4 @@ std::string hex16(std::uint64_t v) {
   return s;
 }
 
-}  // namespace steptp::dataset
+}  // namespace steptp::core

@@ -6,7 +6,7 @@
 
 #include "ir/task.hpp"
 
-namespace steptp::dataset {
+namespace steptp::core {
 
 /// Canonical text (printer output of the renamed program; not necessarily valid LEIR names).
 std::string alpha_canonical(const ir::Task& t);
@@ -19,4 +19,9 @@ std::string task_key(const ir::Task& t);
 /// DATASET.md §3 prog_key = H("steptp.prog/1", canonical known JSON, printed LEIR, lowering version, flags).
 std::string prog_key(const ir::Task& t, const std::string& compiler_flags);
 
+}  // namespace steptp::core
+
+// The dataset layer (generator, filter, export) predates src/core/ and uses these names unqualified.
+namespace steptp::dataset {
+using namespace steptp::core;
 }  // namespace steptp::dataset

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace steptp::dataset {
+namespace steptp::core {
 
 /// SHA-256 (FIPS 180-4) of `data`, as raw bytes and as 64 lowercase hex digits.
 std::array<std::uint8_t, 32> sha256(std::string_view data);
@@ -26,4 +26,9 @@ std::string hex16(std::uint64_t v);
 /// First 8 bytes of a hex digest read little-endian (the §10 shard rule and the §7.2 split draw).
 std::uint64_t u64_le_of_hex(std::string_view hex_digest);
 
+}  // namespace steptp::core
+
+// The dataset layer (generator, filter, export) predates src/core/ and uses these names unqualified.
+namespace steptp::dataset {
+using namespace steptp::core;
 }  // namespace steptp::dataset

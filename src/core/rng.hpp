@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace steptp::dataset {
+namespace steptp::core {
 
 class Rng {
  public:
@@ -37,4 +37,9 @@ class Rng {
   std::mt19937_64 g_;
 };
 
+}  // namespace steptp::core
+
+// The dataset layer (generator, filter, export) predates src/core/ and uses these names unqualified.
+namespace steptp::dataset {
+using namespace steptp::core;
 }  // namespace steptp::dataset

@@ -1,14 +1,14 @@
-#include "dataset/canon.hpp"
+#include "core/canon.hpp"
 
 #include <map>
 #include <vector>
 
-#include "dataset/config.hpp"
-#include "dataset/hash.hpp"
-#include "dataset/json_text.hpp"
+#include "core/versions.hpp"
+#include "core/hash.hpp"
+#include "core/json_text.hpp"
 #include "ir/printer.hpp"
 
-namespace steptp::dataset {
+namespace steptp::core {
 namespace {
 
 std::string label(char prefix, std::size_t n) {
@@ -88,4 +88,4 @@ std::string prog_key(const ir::Task& t, const std::string& flags) {
             flags});
 }
 
-}  // namespace steptp::dataset
+}  // namespace steptp::core

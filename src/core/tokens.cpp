@@ -1,6 +1,6 @@
-#include "dataset/tokens.hpp"
+#include "core/tokens.hpp"
 
-namespace steptp::dataset {
+namespace steptp::core {
 
 std::int64_t approx_tokens(std::string_view s) {
   std::int64_t n = 0;
@@ -42,4 +42,4 @@ std::int64_t approx_tokens(std::string_view s) {
   return n;
 }
 
-}  // namespace steptp::dataset
+}  // namespace steptp::core

@@ -1,5 +1,6 @@
 // Result cache of the dataset pipeline (DATASET.md §3): one SQLite database in WAL mode, one table per result kind
-// (tasks, candidates, lowerings, equivalence, measurements, texts, units), each (key TEXT PRIMARY KEY, value TEXT).
+// (tasks, candidates, lowerings, equivalence, measurements, texts, units; llm_calls and eval_grades for
+// `steptp eval` and `steptp search`), each (key TEXT PRIMARY KEY, value TEXT).
 // Every put is its own transaction, so a killed process loses only the work in flight. Thread-safe (one
 // connection behind a mutex). Throws std::runtime_error naming the database on SQLite errors.
 #pragma once
@@ -11,7 +12,7 @@
 
 struct sqlite3;
 
-namespace steptp::dataset {
+namespace steptp::core {
 
 class Cache {
  public:
@@ -40,4 +41,9 @@ class Cache {
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> counters_;
 };
 
+}  // namespace steptp::core
+
+// The dataset layer (generator, filter, export) predates src/core/ and uses these names unqualified.
+namespace steptp::dataset {
+using namespace steptp::core;
 }  // namespace steptp::dataset

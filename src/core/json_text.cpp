@@ -1,10 +1,10 @@
-#include "dataset/json_text.hpp"
+#include "core/json_text.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-namespace steptp::dataset {
+namespace steptp::core {
 namespace {
 
 void scalar(const ojson& j, std::string& out) {
@@ -82,4 +82,4 @@ std::string canonical_json(const ojson& j) {
 
 std::string dump_pretty(const ojson& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
 
-}  // namespace steptp::dataset
+}  // namespace steptp::core

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace steptp::dataset {
+namespace steptp::core {
 
 using ojson = nlohmann::ordered_json;
 
@@ -17,4 +17,9 @@ std::string canonical_json(const ojson& j);
 /// Pretty text (2-space indent, key order kept) for manifests and stats.
 std::string dump_pretty(const ojson& j);
 
+}  // namespace steptp::core
+
+// The dataset layer (generator, filter, export) predates src/core/ and uses these names unqualified.
+namespace steptp::dataset {
+using namespace steptp::core;
 }  // namespace steptp::dataset
