@@ -3,7 +3,7 @@
 namespace steptp::dataset {
 
 namespace {
-thread_local int t_depth = 0;  // compute-section nesting of this thread (any gate; one gate per run)
+thread_local int t_depth = 0;  // compute-section nesting of this thread (any gate: a run must use one gate, see Timer)
 }
 
 void MeasureGate::enter_compute() {

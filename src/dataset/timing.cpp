@@ -38,7 +38,8 @@ std::string env_fingerprint(const GenConfig& cfg) {
   return s.substr(0, 16);
 }
 
-Timer::Timer(const GenConfig& cfg, Cache* cache) : cfg_(cfg), cache_(cache), env_(env_fingerprint(cfg)) {
+Timer::Timer(const GenConfig& cfg, Cache* cache, MeasureGate* shared_gate)
+    : cfg_(cfg), cache_(cache), env_(env_fingerprint(cfg)), gate_(shared_gate ? shared_gate : &own_gate_) {
   mcfg_ = "timer=" + cfg_.timer + ";repeats=" + std::to_string(cfg_.repeats) + ";warmup=" + std::to_string(cfg_.warmup) +
           ";threads=" + std::to_string(cfg_.threads) + ";min_repeat_ms=" + fmt::format("{}", cfg_.min_repeat_ms) +
           ";cold=" + (cfg_.cold_cache ? "1" : "0") + ";noise_limit=" + fmt::format("{}", cfg_.noise_limit) +
@@ -204,7 +205,7 @@ void Timer::measure_real(const TimedProgram& before, const std::vector<TimedProg
     std::vector<runtime::InterleavedTiming> ss;
     for (int j = 0; j < sessions; ++j) {
       to.repeats = repeats / sessions + (j < repeats % sessions ? 1 : 0);
-      ss.push_back(gate_.exclusive([&] { return runtime::time_interleaved(sos, bufs, *inputs, to); }));
+      ss.push_back(gate_->exclusive([&] { return runtime::time_interleaved(sos, bufs, *inputs, to); }));
       if (!ss.back().ok) return std::vector<runtime::InterleavedTiming>{ss.back()};
     }
     return ss;

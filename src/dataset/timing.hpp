@@ -33,7 +33,10 @@ struct TimedProgram {
 
 class Timer {
  public:
-  Timer(const GenConfig& cfg, Cache* cache);
+  /// `shared_gate`: the gate of another Timer of the same run (e.g. eval's cold-cache re-check timer), so that
+  /// both keep compute off the machine through one gate (a thread's compute depth is per thread, not per gate);
+  /// nullptr = this timer's own gate.
+  Timer(const GenConfig& cfg, Cache* cache, MeasureGate* shared_gate = nullptr);
 
   /// Result of one (before, after) measurement: the §4 `measurement` object, or `error` ("compile_error: ...",
   /// "runtime_crash: ..." or "timeout: ...").
@@ -59,7 +62,7 @@ class Timer {
   const std::string& env() const { return env_; }
   /// The gate that keeps compute off the machine while a measurement runs; generate's workers hold a
   /// MeasureGate::Compute section around each unit.
-  MeasureGate* gate() { return &gate_; }
+  MeasureGate* gate() { return gate_; }
 
  private:
   std::string cache_key(const TimedProgram& before, const TimedProgram& after, const TimedProgram* root) const;
@@ -74,7 +77,8 @@ class Timer {
   const GenConfig& cfg_;
   Cache* cache_;
   std::string env_, mcfg_;
-  MeasureGate gate_;
+  MeasureGate own_gate_;
+  MeasureGate* gate_;
   std::mutex staged_mu_;
   std::deque<std::pair<std::string, std::shared_ptr<const runtime::StagedInputs>>> staged_;
 };

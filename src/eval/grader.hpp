@@ -1,0 +1,114 @@
+// Grading one model-written program against the program it was asked to transform (DATASET.md §8 gates, §9.4
+// suspicious-speedup re-check). Gates, in sequence (a gate counts only when all earlier ones passed):
+//   parsed      the strict parse of the reply succeeded (eval/answer_parser.hpp; decided by the caller);
+//   differs     the alpha-canonical after differs from the before (an unparseable text differs when its trimmed
+//               text differs from the printed before);
+//   valid       the LEIR parses, S5 static validation passes with the before's known list, the TVMScript and C
+//               lowerings succeed and, when measuring, the C compiler accepts the kernel;
+//   equivalent  the S5 protocol on the before's reference outputs, drawn from the fresh stream "eval-equiv"
+//               (K normal draws + one uniform draw; tolerance of the output dtype, as the prompt promises);
+//   faster      S7 (paired, interleaved timing) gives speedup >= faster_threshold and the pair is not noisy; an
+//               answer above `suspicious_speedup` on a compute-bound before (intensity >= compute_bound_intensity
+//               flop/B), or above 10 on any, must also pass the re-check: `recheck_trials` draws of stream
+//               "recheck" plus the uniform draw, then a cold-cache re-measurement in reversed order that must still
+//               reach faster_threshold, not noisy.
+// Informational: strategy_consistent (the after is alpha-equivalent to apply(claimed strategy, before, c) for one
+// of its first `consistency_enum_limit` enumerated candidates c) and reasoning_verified (the think block equals,
+// clause by clause, the reasoning the renderer writes for that candidate — the §6.3 checker with the answer taken
+// as the record). Crashes and hangs of a compiled kernel happen in a sandboxed child and fail the gate they hit.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json_text.hpp"
+#include "dataset/equiv.hpp"
+#include "dataset/timing.hpp"
+#include "eval/answer_parser.hpp"
+#include "ir/task.hpp"
+#include "strategies/registry.hpp"
+
+namespace steptp::eval {
+
+using core::ojson;
+
+struct GradeConfig {
+  std::uint64_t master_seed = 0;        // the dataset's master seed (streams derive from it)
+  int equiv_draws = 3;                  // normal draws; one uniform draw is added
+  std::int64_t interp_max_ops = 50000000;
+  bool measure = true;                  // false: no compile, no S7 (faster is never reached)
+  double faster_threshold = 1.05;
+  double suspicious_speedup = 3.0;
+  double compute_bound_intensity = 4.0;  // flop/B
+  int recheck_trials = 10;
+  int consistency_enum_limit = 256;     // candidates of the claimed strategy tried by strategy_consistent
+};
+
+/// The program a prompt asks to transform, with its lazily computed reference outputs (thread-safe).
+class TaskContext {
+ public:
+  /// `before` must validate (it comes from the dataset). Throws LeirError otherwise.
+  explicit TaskContext(ir::Task before);
+  const ir::Task& before() const { return before_; }
+  const std::string& canonical() const { return canon_; }
+  const std::string& printed() const { return printed_; }
+  const std::string& task_key() const { return task_key_; }
+  double intensity() const { return intensity_; }   // flops / minimum traffic of the before (flop/B)
+  /// Reference outputs on the draws of `stream` ("eval-equiv" or "recheck"); computed once per stream.
+  const dataset::Reference& reference(const dataset::EquivConfig& cfg);
+
+ private:
+  ir::Task before_;
+  std::string canon_, printed_, task_key_;
+  double intensity_ = 0;
+  std::mutex mu_;
+  std::vector<std::pair<std::string, std::shared_ptr<dataset::Reference>>> refs_;
+};
+
+/// Outcome of one program.
+struct ProgramGrade {
+  std::string strategy, leir;            // as the model wrote them
+  bool differs = false, valid = false, equivalent = false, faster = false;
+  std::string failed_gate;               // first gate that failed: "differs", "valid", "equivalent", "faster"; "" if all passed
+  std::string reason, detail;            // why it failed (parse_error, E2xx validation code, not_equivalent, ...)
+  std::optional<double> speedup;         // measured before/after latency ratio (equivalent programs, when measuring)
+  bool noisy = false;
+  ojson measurement;                     // the §4 measurement object, or null
+  ojson recheck;                         // null, or {trigger, equivalent, speedup, noisy, passed, detail}
+  bool strategy_consistent = false;
+  std::string candidate;                 // the first matching candidate id when consistent
+  std::string canonical;                 // alpha-canonical after (trimmed text when it does not parse); not serialised
+  /// The first matching (candidate, apply result); not serialised.
+  std::shared_ptr<std::vector<std::pair<strategy::Candidate, strategy::Applied>>> matches;
+  ojson to_json() const;
+};
+
+class Grader {
+ public:
+  /// `timer` may be null when cfg.measure is false. `recheck_timer` measures with a cold cache (§9.4); it may be
+  /// null, in which case the re-measurement uses `timer`.
+  Grader(GradeConfig cfg, dataset::Timer* timer, dataset::Timer* recheck_timer);
+  /// Runs the gates on one program. `think`: the answer's reasoning; a candidate id it names ("candidate
+  /// loop_split@0/l1{outer=6}") is tried first by strategy_consistent. Never throws for defects of the program.
+  ProgramGrade grade(TaskContext& ctx, const AnswerProgram& p, const std::string& think = "");
+  /// reasoning_verified for an answer whose every program was graded: the think text equals the single-answer
+  /// reasoning (one program) or the multi-answer reasoning (§6.2 "Option i of n") of the matched candidates.
+  /// Returns {verified, failing clause or reason}.
+  std::pair<bool, std::string> verify_reasoning(TaskContext& ctx, const ParsedAnswer& a,
+                                                const std::vector<ProgramGrade>& grades);
+  const GradeConfig& config() const { return cfg_; }
+
+ private:
+  dataset::EquivConfig equiv_config(const std::string& stream, int draws) const;
+  void consistency(TaskContext& ctx, const ir::Task& after, ProgramGrade& g, const std::string& think);
+  void measure(TaskContext& ctx, const ir::Task& after, ProgramGrade& g);
+
+  GradeConfig cfg_;
+  dataset::Timer* timer_;
+  dataset::Timer* recheck_timer_;
+};
+
+}  // namespace steptp::eval

@@ -1,0 +1,220 @@
+#include "eval/summary.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "dataset/stats.hpp"
+
+namespace steptp::eval {
+namespace {
+
+constexpr const char* kGates[] = {"parsed", "differs", "valid", "equivalent", "faster"};
+constexpr double kFastP[] = {1.0, 1.2, 1.5, 2.0};
+
+std::string p_key(double p) { return fmt::format("{:.1f}", p); }
+
+double ratio(std::int64_t a, std::int64_t b) { return b > 0 ? double(a) / double(b) : 0.0; }
+
+/// Gate block over a set of single-answer result lines.
+ojson gate_block(const std::vector<const ojson*>& lines) {
+  std::map<std::string, std::int64_t> count;
+  std::map<std::string, std::map<std::string, std::int64_t>> failures;
+  std::int64_t consistent = 0, verified = 0;
+  std::vector<double> speedups;
+  std::map<std::string, std::int64_t> fast;
+  for (const ojson* l : lines) {
+    const ojson& r = *l;
+    for (const char* g : kGates)
+      if (r.at(g).get<bool>()) count[g]++;
+    if (!r["failed_gate"].is_null()) failures[r["failed_gate"].get<std::string>()][r["reason"].get<std::string>()]++;
+    if (r["strategy_consistent"].get<bool>()) consistent++;
+    if (r["reasoning_verified"].get<bool>()) verified++;
+    if (r["equivalent"].get<bool>() && r["speedup"].is_number()) {
+      double s = r["speedup"].get<double>();
+      speedups.push_back(s);
+      for (double p : kFastP)
+        if (s > p) fast[p_key(p)]++;
+    }
+  }
+  const std::int64_t n = std::int64_t(lines.size());
+  ojson b;
+  b["answers"] = n;
+  ojson counts = ojson::object(), cum = ojson::object(), cond = ojson::object();
+  std::int64_t prev = n;
+  for (const char* g : kGates) {
+    counts[g] = count[g];
+    cum[g] = ratio(count[g], n);
+    cond[g] = ratio(count[g], prev);
+    prev = count[g];
+  }
+  b["counts"] = counts;
+  b["cumulative_rate"] = cum;
+  b["conditional_rate"] = cond;
+  b["strategy_consistent"] = {{"count", consistent}, {"rate", ratio(consistent, n)}};
+  b["reasoning_verified"] = {{"count", verified}, {"rate", ratio(verified, n)}};
+  ojson fj = ojson::object();
+  for (double p : kFastP) fj[p_key(p)] = ratio(fast[p_key(p)], n);
+  b["fast_p"] = fj;
+  b["speedup_of_equivalent"] = dataset::distribution(speedups);
+  ojson fail = ojson::object();
+  for (const auto& [gate, reasons] : failures) {
+    ojson rj = ojson::object();
+    for (const auto& [reason, c] : reasons) rj[reason] = c;
+    fail[gate] = rj;
+  }
+  b["failures"] = fail;
+  return b;
+}
+
+ojson multi_block(const std::vector<const ojson*>& lines) {
+  std::int64_t parsed = 0, meets = 0, all_eq = 0, any_fast = 0, programs = 0, distinct = 0, strategies = 0;
+  std::map<std::string, std::int64_t> prog_gate;
+  std::vector<double> best;
+  for (const ojson* l : lines) {
+    const ojson& r = *l;
+    const ojson& m = r["multi"];
+    if (r["parsed"].get<bool>()) parsed++;
+    if (m["meets_n"].get<bool>()) meets++;
+    if (m["all_equivalent"].get<bool>()) all_eq++;
+    if (m["any_faster"].get<bool>()) any_fast++;
+    distinct += m["distinct_differing"].get<std::int64_t>();
+    strategies += m["distinct_strategies"].get<std::int64_t>();
+    for (const auto& p : r["programs"]) {
+      programs++;
+      for (const char* g : {"differs", "valid", "equivalent", "faster"})
+        if (p[g].get<bool>()) prog_gate[g]++;
+      (void)p;
+    }
+    if (m["best_speedup"].is_number()) best.push_back(m["best_speedup"].get<double>());
+  }
+  const std::int64_t n = std::int64_t(lines.size());
+  ojson b;
+  b["answers"] = n;
+  b["parsed"] = ratio(parsed, n);
+  b["meets_n"] = ratio(meets, n);
+  b["all_equivalent"] = ratio(all_eq, n);
+  b["any_faster"] = ratio(any_fast, n);
+  b["mean_distinct_differing_programs"] = ratio(distinct, n);
+  b["mean_distinct_strategies"] = ratio(strategies, n);
+  b["programs_returned"] = programs;
+  ojson pg = ojson::object();
+  for (const char* g : {"differs", "valid", "equivalent", "faster"}) pg[g] = ratio(prog_gate[g], programs);
+  b["per_program_rate"] = pg;
+  b["best_speedup"] = dataset::distribution(best);
+  return b;
+}
+
+}  // namespace
+
+ojson compute_summary(const std::vector<ojson>& results, const ojson& meta) {
+  ojson s = meta;
+  std::vector<const ojson*> single, multi;
+  std::map<std::string, std::vector<const ojson*>> by_strategy;
+  std::map<std::string, std::set<std::int64_t>> prompt_eq, prompt_fast;  // pass@k: prompt id -> samples
+  std::set<std::string> single_prompts;
+  std::int64_t ptok = 0, ctok = 0, no_usage = 0, none = 0, errors = 0, truncated = 0, no_think = 0;
+  for (const auto& r : results) {
+    for (const auto& rep : r["replies"]) {
+      if (rep["prompt_tokens"].get<std::int64_t>() < 0) no_usage++;
+      else ptok += rep["prompt_tokens"].get<std::int64_t>(), ctok += std::max<std::int64_t>(0, rep["completion_tokens"].get<std::int64_t>());
+      if (rep["none"].get<bool>()) none++;
+      if (!rep["error"].is_null()) errors++;
+      if (rep["truncated"].get<bool>()) truncated++;
+    }
+    if (r["parsed"].get<bool>() && !r["think_present"].get<bool>()) no_think++;
+    if (r["reason"] == "no_proposal") continue;  // the policy gave nothing (a replay file without this sample)
+    if (r["n"].get<int>() <= 1) {
+      single.push_back(&r);
+      const std::string id = r["id"];
+      single_prompts.insert(id);
+      by_strategy[r["strategy"].is_string() ? r["strategy"].get<std::string>() : "(unparsed)"].push_back(&r);
+      if (r["equivalent"].get<bool>()) prompt_eq[id].insert(r["sample"].get<std::int64_t>());
+      if (r["faster"].get<bool>()) prompt_fast[id].insert(r["sample"].get<std::int64_t>());
+    } else {
+      multi.push_back(&r);
+    }
+  }
+  s["answers"] = results.size();
+  s["replies"] = {{"no_proposal", none}, {"policy_errors", errors}, {"truncated", truncated},
+                  {"parsed_without_think", no_think}};
+  s["usage"] = {{"prompt_tokens", ptok}, {"completion_tokens", ctok}, {"replies_without_usage", no_usage}};
+  ojson sj = gate_block(single);
+  sj["prompts"] = single_prompts.size();
+  sj["pass_at_k"] = {{"equivalent", ratio(std::int64_t(prompt_eq.size()), std::int64_t(single_prompts.size()))},
+                     {"faster", ratio(std::int64_t(prompt_fast.size()), std::int64_t(single_prompts.size()))}};
+  s["single"] = sj;
+  ojson ps = ojson::object();
+  for (const auto& [name, lines] : by_strategy) ps[name] = gate_block(lines);
+  s["per_strategy"] = ps;
+  s["multi"] = multi_block(multi);
+  return s;
+}
+
+std::string render_summary_md(const ojson& s) {
+  std::string md = "# steptp eval summary\n\n";
+  md += fmt::format("Split `{}`, policy `{}`{}, {} prompts x {} sample(s) = {} answers, measured: {}{}.\n\n",
+                    s.value("split", ""), s.value("policy", ""),
+                    s.contains("model") && s["model"].is_string() ? " (model `" + s["model"].get<std::string>() + "`)" : "",
+                    s.value("prompts", 0), s.value("samples", 1), s.value("answers", 0), s.value("measured", false) ? "yes" : "no",
+                    s["timer"] == "fixed" ? " (fixed timer: a latency model, not real timings)" : "");
+  const ojson& g = s["single"];
+  md += fmt::format("## Single-answer prompts (n = 1): {} answers\n\n", g["answers"].get<std::int64_t>());
+  md += "| gate | count | cumulative rate | conditional rate |\n|---|---:|---:|---:|\n";
+  for (const char* k : kGates)
+    md += fmt::format("| {} | {} | {:.1f}% | {:.1f}% |\n", k, g["counts"][k].get<std::int64_t>(),
+                      100 * g["cumulative_rate"][k].get<double>(), 100 * g["conditional_rate"][k].get<double>());
+  md += fmt::format("\nInformational: strategy_consistent {} ({:.1f}%), reasoning_verified {} ({:.1f}%).\n",
+                    g["strategy_consistent"]["count"].get<std::int64_t>(), 100 * g["strategy_consistent"]["rate"].get<double>(),
+                    g["reasoning_verified"]["count"].get<std::int64_t>(), 100 * g["reasoning_verified"]["rate"].get<double>());
+  md += "\nEquivalent with speedup > p: ";
+  bool first = true;
+  for (auto it = g["fast_p"].begin(); it != g["fast_p"].end(); ++it, first = false)
+    md += fmt::format("{}p = {}: {:.1f}%", first ? "" : ", ", it.key(), 100 * it.value().get<double>());
+  const ojson& d = g["speedup_of_equivalent"];
+  if (d["n"].get<std::int64_t>() > 0)
+    md += fmt::format(".\nSpeedup of equivalent answers (n = {}): min {:.3f}, median {:.3f}, max {:.3f}, geomean {:.3f}",
+                      d["n"].get<std::int64_t>(), d["min"].get<double>(), d["median"].get<double>(),
+                      d["max"].get<double>(), d["geomean"].get<double>());
+  md += ".\n";
+  if (!g["failures"].empty()) {
+    md += "\nFailures by gate and reason:\n";
+    for (auto it = g["failures"].begin(); it != g["failures"].end(); ++it) {
+      md += "- " + it.key() + ":";
+      for (auto r = it.value().begin(); r != it.value().end(); ++r) md += fmt::format(" {} {},", r.key(), r.value().get<std::int64_t>());
+      md.pop_back();
+      md += "\n";
+    }
+  }
+  md += "\n## Per claimed strategy\n\n| strategy | answers | parsed | differs | valid | equivalent | faster | consistent | reasoning verified |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (auto it = s["per_strategy"].begin(); it != s["per_strategy"].end(); ++it) {
+    const ojson& b = it.value();
+    md += fmt::format("| {} | {} |", it.key(), b["answers"].get<std::int64_t>());
+    for (const char* k : kGates) md += fmt::format(" {} |", b["counts"][k].get<std::int64_t>());
+    md += fmt::format(" {} | {} |\n", b["strategy_consistent"]["count"].get<std::int64_t>(),
+                      b["reasoning_verified"]["count"].get<std::int64_t>());
+  }
+  const ojson& m = s["multi"];
+  if (m["answers"].get<std::int64_t>() > 0) {
+    md += fmt::format("\n## Multi-answer prompts (n >= 2): {} answers\n\n", m["answers"].get<std::int64_t>());
+    md += fmt::format("parsed {:.1f}%, meets_n {:.1f}%, all_equivalent {:.1f}%, any_faster {:.1f}%; mean distinct differing "
+                      "programs {:.2f}, mean distinct strategies {:.2f}; per program returned ({}): differs {:.1f}%, valid "
+                      "{:.1f}%, equivalent {:.1f}%, faster {:.1f}%.\n",
+                      100 * m["parsed"].get<double>(), 100 * m["meets_n"].get<double>(), 100 * m["all_equivalent"].get<double>(),
+                      100 * m["any_faster"].get<double>(), m["mean_distinct_differing_programs"].get<double>(),
+                      m["mean_distinct_strategies"].get<double>(), m["programs_returned"].get<std::int64_t>(),
+                      100 * m["per_program_rate"]["differs"].get<double>(), 100 * m["per_program_rate"]["valid"].get<double>(),
+                      100 * m["per_program_rate"]["equivalent"].get<double>(), 100 * m["per_program_rate"]["faster"].get<double>());
+  }
+  const ojson& u = s["usage"];
+  md += fmt::format("\nTokens: prompt {}, completion {} ({} replies without usage). Replies: {} without proposal, {} policy "
+                    "errors, {} truncated.\n",
+                    u["prompt_tokens"].get<std::int64_t>(), u["completion_tokens"].get<std::int64_t>(),
+                    u["replies_without_usage"].get<std::int64_t>(), s["replies"]["no_proposal"].get<std::int64_t>(),
+                    s["replies"]["policy_errors"].get<std::int64_t>(), s["replies"]["truncated"].get<std::int64_t>());
+  return md;
+}
+
+}  // namespace steptp::eval

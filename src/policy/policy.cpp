@@ -1,0 +1,9 @@
+#include "policy/policy.hpp"
+
+#include "core/hash.hpp"
+
+namespace steptp::policy {
+
+std::string Prompt::sha256() const { return core::H({system, user}); }
+
+}  // namespace steptp::policy

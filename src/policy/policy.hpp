@@ -1,0 +1,75 @@
+// The policy layer (DATASET.md §9.3): one interface, "given a prompt, give a reply", shared by `steptp eval` (§8)
+// and `steptp search` (§9). A prompt is the system + user pair of the one renderer (core/prompt.hpp); a reply is
+// the assistant text the strict answer parser (eval/answer_parser.hpp) reads. Implementations:
+//   llm     an OpenAI-compatible chat-completions endpoint (policy/llm_client.hpp),
+//   replay  recorded replies from a JSONL file (policy/replay.hpp),
+//   random  a uniformly drawn legal strategy application (policy/random_policy.hpp).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/task.hpp"
+
+namespace steptp::policy {
+
+/// One prompt as the model sees it. `task` (the current program with its known list, named after the workload)
+/// lets policies that do not read text (random, cost) act on the program; the llm and replay policies only use
+/// the messages.
+struct Prompt {
+  std::string id;        // eval prompt id ("test-<task_id>-n1") or search node id; for logs and transcripts
+  std::string system;    // system message, verbatim
+  std::string user;      // user message, verbatim
+  int n = 1;             // programs the user message asks for (the §5.2 task line)
+  const ir::Task* task = nullptr;
+
+  /// DATASET.md §9.3 replay key: SHA-256 hex of system, the byte 0x1F, user (= core::H({system, user})).
+  std::string sha256() const;
+};
+
+/// One reply. `content` is the assistant text; a separate `reasoning_content` field of the server is re-wrapped as
+/// "<think>\n" + reasoning + "\n</think>\n" in front of it, so the parser sees one format from every server.
+struct Reply {
+  std::string content;
+  std::string finish_reason;          // as the server sent it ("stop", "length", ...); "" when absent
+  bool truncated = false;             // finish_reason == "length": cut off at max_tokens
+  std::int64_t prompt_tokens = -1;    // usage.prompt_tokens, -1 when the server sent no usage
+  std::int64_t completion_tokens = -1;
+  double latency_s = 0;               // wall time of the successful request (0 when cached or not an llm)
+  int attempts = 0;                   // HTTP requests made for this reply (0 when cached or not an llm)
+  bool cached = false;                // replayed from the llm_calls cache without asking the endpoint
+  bool none = false;                  // the policy has no proposal (a replay file without this prompt)
+  std::string raw;                    // the endpoint's response body (llm only), for transcripts
+  std::vector<std::string> retried;   // why each failed attempt before the successful one failed ("http_429", ...)
+};
+
+/// A failed request. `code`: "policy_error" (HTTP 4xx other than 408/429, a malformed response: not retried),
+/// "timeout" / "connection_error" / "http_5xx" / "http_429" / "http_408" (retryable, raised once --retries are
+/// spent). `fatal` is true when no later prompt can succeed either (connection refused, bad URL, HTTP 401, 403,
+/// 404): callers stop the run; otherwise only this prompt fails.
+class PolicyError : public std::runtime_error {
+ public:
+  PolicyError(std::string code, const std::string& msg, bool fatal)
+      : std::runtime_error(code + ": " + msg), code_(std::move(code)), fatal_(fatal) {}
+  const std::string& code() const { return code_; }
+  bool fatal() const { return fatal_; }
+
+ private:
+  std::string code_;
+  bool fatal_;
+};
+
+/// The policy interface. Implementations are thread-safe: `reply` may run concurrently for different prompts.
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  /// "llm", "replay" or "random".
+  virtual std::string name() const = 0;
+  /// The reply to `p` with sample index `sample` (0, 1, ...: pass@k samples, or a search node's later asks).
+  /// Deterministic policies return the same reply for the same (prompt, sample). Throws PolicyError.
+  virtual Reply reply(const Prompt& p, int sample) = 0;
+};
+
+}  // namespace steptp::policy
