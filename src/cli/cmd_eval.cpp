@@ -20,11 +20,13 @@ void print_summary(const eval::ojson& s, const std::string& out) {
                            s["policy"].get<std::string>(), s["prompts"].get<std::int64_t>(),
                            s["answers"].get<std::int64_t>() - none,
                            none ? fmt::format(" ({} samples without a proposal left out)", none) : "");
-  std::cout << fmt::format("n = 1 ({} answers):", g["answers"].get<std::int64_t>());
-  for (const char* k : {"parsed", "differs", "valid", "equivalent", "faster"})
-    std::cout << fmt::format(" {} {:.1f}%", k, 100 * g["cumulative_rate"][k].get<double>());
-  std::cout << fmt::format("; strategy_consistent {:.1f}%, reasoning_verified {:.1f}%\n",
-                           100 * g["strategy_consistent"]["rate"].get<double>(), 100 * g["reasoning_verified"]["rate"].get<double>());
+  if (g["answers"].get<std::int64_t>() > 0) {
+    std::cout << fmt::format("n = 1 ({} answers):", g["answers"].get<std::int64_t>());
+    for (const char* k : {"parsed", "differs", "valid", "equivalent", "faster"})
+      std::cout << fmt::format(" {} {:.1f}%", k, 100 * g["cumulative_rate"][k].get<double>());
+    std::cout << fmt::format("; strategy_consistent {:.1f}%, reasoning_verified {:.1f}%\n",
+                             100 * g["strategy_consistent"]["rate"].get<double>(), 100 * g["reasoning_verified"]["rate"].get<double>());
+  }
   const auto& m = s["multi"];
   if (m["answers"].get<std::int64_t>() > 0)
     std::cout << fmt::format("n >= 2 ({} answers): parsed {:.1f}%, meets_n {:.1f}%, all_equivalent {:.1f}%, any_faster {:.1f}%\n",
@@ -83,6 +85,8 @@ const CommandRegistrar reg("44-eval", [](CLI::App& app) -> RunFn {
                 "candidates of the claimed strategy tried by strategy_consistent")->capture_default_str();
   c->add_option("--cache", o->cache_path, "SQLite cache (llm_calls, eval_grades, measurements; default OUT/cache.sqlite)");
   c->add_option("--limit", o->limit, "evaluate only the first N prompts (0 = all)")->capture_default_str();
+  c->add_option("--n", o->only_n, "evaluate only the prompts that ask for N programs (1, or the dataset's eval_n; "
+                                  "0 = all)")->capture_default_str();
   auto no_progress = std::make_shared<bool>(false);
   c->add_flag("--no-progress", *no_progress, "no progress line on stderr");
   return [o, seed, seed_opt, no_measure, no_progress]() {

@@ -58,7 +58,7 @@ struct Dataset {
   std::vector<EvalPrompt> prompts;
 };
 
-Dataset load_dataset(const std::string& dir, const std::string& split) {
+Dataset load_dataset(const std::string& dir, const std::string& split, int only_n = 0) {
   if (split != "val" && split != "test") throw EvalInputError("unknown split '" + split + "' (val or test)");
   if (!fs::is_directory(dir)) throw EvalInputError("dataset directory " + dir + " does not exist");
   const std::string mpath = dir + "/manifest.json";
@@ -101,8 +101,9 @@ Dataset load_dataset(const std::string& dir, const std::string& split) {
     if (it == tasks.end()) throw EvalInputError(where() + "task " + p.task_id + " is not in archive/" + split + ".jsonl");
     p.ctx = it->second;
     p.prompt.task = &p.ctx->before();
-    d.prompts.push_back(std::move(p));
+    if (only_n == 0 || p.prompt.n == only_n) d.prompts.push_back(std::move(p));
   }
+  if (d.prompts.empty()) throw EvalInputError(ppath + " has no prompt with n = " + std::to_string(only_n));
   return d;
 }
 
@@ -449,7 +450,8 @@ EvalResult run_eval(const EvalOptions& opt) {
   if (opt.llm_mode != "multi" && opt.llm_mode != "samples") throw EvalInputError("--llm-mode must be multi or samples");
   if (opt.timer != "real" && opt.timer != "fixed") throw EvalInputError("--timer must be real or fixed");
   if (opt.policy == "replay" && opt.replay_file.empty()) throw EvalInputError("--policy replay needs --replay FILE");
-  Dataset ds = load_dataset(opt.data_dir, opt.split);
+  if (opt.only_n < 0) throw EvalInputError("--n must be positive");
+  Dataset ds = load_dataset(opt.data_dir, opt.split, opt.only_n);
   Runner r(opt, ds);
   return r.run();
 }

@@ -43,6 +43,7 @@ struct EvalOptions {
   int repeats = 0;                    // timing repeats; 0 = the dataset's
   std::string cache_path;             // "" = EVAL_OUT/cache.sqlite
   int limit = 0;                      // evaluate only the first `limit` prompts (0 = all)
+  int only_n = 0;                     // evaluate only the prompts asking for this many programs (0 = all)
   bool progress = true;               // progress line on stderr
   GradeConfig grade;                  // master_seed is taken from the dataset's manifest
 };

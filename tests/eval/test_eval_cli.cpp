@@ -278,7 +278,7 @@ TEST(EvalCli, HelpDocumentsEveryFlag) {
   for (const char* f : {"--split", "--out", "--policy", "--base-url", "--model", "--temperature", "--max-tokens", "--timeout",
                         "--retries", "--backoff", "--api-key-env", "--seed", "--llm-mode", "--concurrency", "--replay",
                         "--samples", "--no-measure", "--timer", "--repeats", "--faster-threshold", "--suspicious-speedup",
-                        "--recheck-trials", "--consistency-enum-limit", "--cache", "--limit", "--no-progress", "--data"})
+                        "--recheck-trials", "--consistency-enum-limit", "--cache", "--limit", "--n", "--no-progress", "--data"})
     EXPECT_NE(help.find(f), std::string::npos) << f;
   fs::remove_all(d);
 }
