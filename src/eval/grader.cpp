@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/canon.hpp"
 #include "dataset/checker.hpp"
 #include "dataset/facts.hpp"
@@ -38,6 +40,7 @@ TaskContext::TaskContext(ir::Task before) : before_(std::move(before)) {
   task_key_ = core::task_key(before_);
   auto m = dataset::program_metrics(before_);
   intensity_ = m.min_traffic > 0 ? double(m.flops) / double(m.min_traffic) : 0.0;
+  instances_ = dataset::statement_instances(before_);
 }
 
 const dataset::Reference& TaskContext::reference(const dataset::EquivConfig& cfg) {
@@ -108,6 +111,11 @@ ProgramGrade Grader::grade(TaskContext& ctx, const AnswerProgram& p, const std::
     return failed(g, "valid", "invalid_program", e.what());
   }
   if (after.known != ctx.before().known) return failed(g, "valid", "signature_changed", "the known buffers changed");
+  const std::int64_t work = dataset::statement_instances(after);
+  if (double(work) > cfg_.max_work_ratio * double(std::max<std::int64_t>(1, ctx.instances())))
+    return failed(g, "valid", "over_budget",
+                  std::to_string(work) + " statement instances, more than " + fmt::format("{}", cfg_.max_work_ratio) +
+                      " x the current program's " + std::to_string(ctx.instances()));
   std::string c_code;
   try {
     lower::lower_tir(after);

@@ -3,7 +3,8 @@
 //   parsed      the strict parse of the reply succeeded (eval/answer_parser.hpp; decided by the caller);
 //   differs     the alpha-canonical after differs from the before (an unparseable text differs when its trimmed
 //               text differs from the printed before);
-//   valid       the LEIR parses, S5 static validation passes with the before's known list, the TVMScript and C
+//   valid       the LEIR parses, S5 static validation passes with the before's known list, the program runs at
+//               most max_work_ratio times the before's statement instances (`over_budget`), the TVMScript and C
 //               lowerings succeed and, when measuring, the C compiler accepts the kernel;
 //   equivalent  the S5 protocol on the before's reference outputs, drawn from the fresh stream "eval-equiv"
 //               (K normal draws + one uniform draw; tolerance of the output dtype, as the prompt promises);
@@ -45,6 +46,8 @@ struct GradeConfig {
   double compute_bound_intensity = 4.0;  // flop/B
   int recheck_trials = 10;
   int consistency_enum_limit = 256;     // candidates of the claimed strategy tried by strategy_consistent
+  double max_work_ratio = 64;            // an answer running more than this many times the before's statement
+                                         // instances fails `valid` as over_budget (it would only stall the eval)
 };
 
 /// The program a prompt asks to transform, with its lazily computed reference outputs (thread-safe).
@@ -57,6 +60,7 @@ class TaskContext {
   const std::string& printed() const { return printed_; }
   const std::string& task_key() const { return task_key_; }
   double intensity() const { return intensity_; }   // flops / minimum traffic of the before (flop/B)
+  std::int64_t instances() const { return instances_; }  // statement instances of the before
   /// Reference outputs on the draws of `stream` ("eval-equiv" or "recheck"); computed once per stream.
   const dataset::Reference& reference(const dataset::EquivConfig& cfg);
 
@@ -64,6 +68,7 @@ class TaskContext {
   ir::Task before_;
   std::string canon_, printed_, task_key_;
   double intensity_ = 0;
+  std::int64_t instances_ = 0;
   std::mutex mu_;
   std::vector<std::pair<std::string, std::shared_ptr<dataset::Reference>>> refs_;
 };
