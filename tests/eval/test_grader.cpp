@@ -101,7 +101,9 @@ TEST(EvalGrader, CorruptionsAreCaughtAtTheirGate) {
   for (const auto& c : cases) {
     Graded r = grade(mm, "loop_split", c.leir, why);
     EXPECT_EQ(r.g.failed_gate, c.gate) << c.name << ": " << r.g.reason << " " << r.g.detail;
-    if (std::string(c.name).find("work") != std::string::npos) EXPECT_EQ(r.g.reason, "over_budget") << r.g.detail;
+    if (std::string(c.name).find("work") != std::string::npos) {
+      EXPECT_EQ(r.g.reason, "over_budget") << r.g.detail;
+    }
     EXPECT_FALSE(r.g.equivalent) << c.name;
     EXPECT_FALSE(r.reasoning) << c.name;
   }
