@@ -13,25 +13,30 @@
 namespace steptp::cli {
 namespace {
 
+std::string pct(const eval::ojson& v) { return v.is_number() ? fmt::format("{:.1f}%", 100 * v.get<double>()) : "n/a"; }
+
 void print_summary(const eval::ojson& s, const std::string& out) {
   const auto& g = s["single"];
   const std::int64_t none = s["replies"]["no_proposal"].get<std::int64_t>();
-  std::cout << fmt::format("eval {} split, policy {}: {} prompts, {} answers{}\n", s["split"].get<std::string>(),
+  std::cout << fmt::format("eval {} split, policy {}: {} prompts, {} answers{}{}\n", s["split"].get<std::string>(),
                            s["policy"].get<std::string>(), s["prompts"].get<std::int64_t>(),
                            s["answers"].get<std::int64_t>() - none,
-                           none ? fmt::format(" ({} samples without a proposal left out)", none) : "");
+                           none ? fmt::format(" ({} samples without a proposal left out)", none) : "",
+                           !s["measured"].get<bool>() ? ", not measured"
+                           : s["timer"] == "fixed"    ? ", fixed timer (latency model)"
+                                                      : "");
   if (g["answers"].get<std::int64_t>() > 0) {
     std::cout << fmt::format("n = 1 ({} answers):", g["answers"].get<std::int64_t>());
     for (const char* k : {"parsed", "differs", "valid", "equivalent", "faster"})
-      std::cout << fmt::format(" {} {:.1f}%", k, 100 * g["cumulative_rate"][k].get<double>());
-    std::cout << fmt::format("; strategy_consistent {:.1f}%, reasoning_verified {:.1f}%\n",
-                             100 * g["strategy_consistent"]["rate"].get<double>(), 100 * g["reasoning_verified"]["rate"].get<double>());
+      std::cout << " " << k << " " << pct(g["cumulative_rate"][k]);
+    std::cout << "; strategy_consistent " << pct(g["strategy_consistent"]["rate"]) << ", reasoning_verified "
+              << pct(g["reasoning_verified"]["rate"]) << "\n";
   }
   const auto& m = s["multi"];
   if (m["answers"].get<std::int64_t>() > 0)
-    std::cout << fmt::format("n >= 2 ({} answers): parsed {:.1f}%, meets_n {:.1f}%, all_equivalent {:.1f}%, any_faster {:.1f}%\n",
-                             m["answers"].get<std::int64_t>(), 100 * m["parsed"].get<double>(), 100 * m["meets_n"].get<double>(),
-                             100 * m["all_equivalent"].get<double>(), 100 * m["any_faster"].get<double>());
+    std::cout << fmt::format("n >= 2 ({} answers): parsed {}, meets_n {}, all_equivalent {}, any_faster {}\n",
+                             m["answers"].get<std::int64_t>(), pct(m["parsed"]), pct(m["meets_n"]), pct(m["all_equivalent"]),
+                             pct(m["any_faster"]));
   std::cout << "results: " << out << "/results.jsonl, summary: " << out << "/summary.md (and summary.json), transcripts: "
             << out << "/transcripts.jsonl\n";
 }
@@ -67,10 +72,10 @@ const CommandRegistrar reg("44-eval", [](CLI::App& app) -> RunFn {
   c->add_option("--llm-mode", o->llm_mode, "multi: send n >= 2 prompts as they are; samples: answer them with n "
                                            "separate n = 1 requests")->capture_default_str();
   c->add_option("--concurrency", o->concurrency, "prompts in flight at once (parallel requests and grading)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(CLI::Range(1, 4096));
   c->add_option("--replay", o->replay_file, R"(replay: JSONL of {"prompt_sha256", "replies": [...]}; see gold-replay)");
-  c->add_option("--samples", o->samples, "answers per prompt (sample indices 0..k-1; pass@k in the summary)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("--samples", o->samples, "answers per prompt (sample indices 0..k-1; pass@k in summary.json and "
+                                         "summary.md)")->capture_default_str()->check(CLI::Range(1, 1000000));
   auto no_measure = std::make_shared<bool>(false);
   c->add_flag("--no-measure", *no_measure, "stop at the equivalent gate: no compilation, no timing");
   c->add_option("--timer", o->timer, "real, or fixed (a deterministic latency model, for tests)")->capture_default_str();

@@ -44,9 +44,17 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {  // one line, like every other bad input
+    std::string what = e.what();
+    for (auto& ch : what)
+      if (ch == '\n') ch = ' ';
+    return fail(what + " (see --help)");
   }
   try {
     for (auto& [sub, fn] : runs)

@@ -118,7 +118,10 @@ ojson reply_json(const policy::Reply& r, const std::string& error) {
 class Runner {
  public:
   Runner(const EvalOptions& opt, Dataset& ds) : opt_(opt), ds_(ds) {
-    fs::create_directories(opt_.out_dir);
+    std::error_code ec;
+    fs::create_directories(opt_.out_dir, ec);
+    if (ec || !fs::is_directory(opt_.out_dir))
+      throw EvalInputError("--out " + opt_.out_dir + ": cannot create the directory (" + ec.message() + ")");
     cache_ = std::make_unique<core::Cache>(opt_.cache_path.empty() ? opt_.out_dir + "/cache.sqlite" : opt_.cache_path);
     gen_ = dataset::GenConfig::from_json(ds_.manifest.at("config").at("gen"));
     gen_.timer = opt_.timer;
@@ -172,6 +175,7 @@ class Runner {
           if (i >= items_.size() || fatal_.load()) return;
           try {
             work(i);
+            progress.tick();
           } catch (const policy::PolicyError& e) {
             std::lock_guard<std::mutex> lock(mu_);
             if (!fatal_.exchange(true)) fatal_msg_ = e.what(), fatal_code_ = e.code();
@@ -179,7 +183,6 @@ class Runner {
             std::lock_guard<std::mutex> lock(mu_);
             if (!fatal_.exchange(true)) fatal_msg_ = e.what(), fatal_code_ = "internal";
           }
-          progress.tick();
           cv_.notify_all();
         }
       });
@@ -228,7 +231,10 @@ class Runner {
       policy::Prompt one = ep.prompt;
       one.n = 1;
       one.user = core::render_user(ep.workload, ep.ctx->printed(), ep.ctx->before().known, 1);
-      for (int j = 0; j < ep.prompt.n; ++j) asks.push_back(one), sample_ids.push_back(sample * ep.prompt.n + j);
+      // Sample indices of their own (1000000·n + ...): the n = 1 prompt of the same task sends the same messages,
+      // and sharing its indices would share (and race for) its llm_calls rows.
+      for (int j = 0; j < ep.prompt.n; ++j)
+        asks.push_back(one), sample_ids.push_back(1000000 * ep.prompt.n + sample * ep.prompt.n + j);
     } else {
       asks.push_back(ep.prompt);
       sample_ids.push_back(sample);
@@ -447,6 +453,7 @@ class Runner {
 EvalResult run_eval(const EvalOptions& opt) {
   if (opt.out_dir.empty()) throw EvalInputError("--out is required");
   if (opt.samples < 1) throw EvalInputError("--samples must be at least 1");
+  if (opt.limit < 0) throw EvalInputError("--limit must be 0 (all) or positive");
   if (opt.llm_mode != "multi" && opt.llm_mode != "samples") throw EvalInputError("--llm-mode must be multi or samples");
   if (opt.timer != "real" && opt.timer != "fixed") throw EvalInputError("--timer must be real or fixed");
   if (opt.policy == "replay" && opt.replay_file.empty()) throw EvalInputError("--policy replay needs --replay FILE");

@@ -15,10 +15,14 @@ constexpr double kFastP[] = {1.0, 1.2, 1.5, 2.0};
 
 std::string p_key(double p) { return fmt::format("{:.1f}", p); }
 
-double ratio(std::int64_t a, std::int64_t b) { return b > 0 ? double(a) / double(b) : 0.0; }
+/// a / b, or null when b is 0 (a rate over nothing is not 0 %).
+ojson ratio(std::int64_t a, std::int64_t b) { return b > 0 ? ojson(double(a) / double(b)) : ojson(nullptr); }
+
+/// "12.5%" or "n/a".
+std::string pct(const ojson& v) { return v.is_number() ? fmt::format("{:.1f}%", 100 * v.get<double>()) : "n/a"; }
 
 /// Gate block over a set of single-answer result lines.
-ojson gate_block(const std::vector<const ojson*>& lines) {
+ojson gate_block(const std::vector<const ojson*>& lines, bool measured) {
   std::map<std::string, std::int64_t> count;
   std::map<std::string, std::map<std::string, std::int64_t>> failures;
   std::int64_t consistent = 0, verified = 0;
@@ -44,6 +48,10 @@ ojson gate_block(const std::vector<const ojson*>& lines) {
   ojson counts = ojson::object(), cum = ojson::object(), cond = ojson::object();
   std::int64_t prev = n;
   for (const char* g : kGates) {
+    if (!measured && std::string(g) == "faster") {  // not attempted: n/a, not 0 %
+      counts[g] = cum[g] = cond[g] = nullptr;
+      continue;
+    }
     counts[g] = count[g];
     cum[g] = ratio(count[g], n);
     cond[g] = ratio(count[g], prev);
@@ -55,11 +63,12 @@ ojson gate_block(const std::vector<const ojson*>& lines) {
   b["strategy_consistent"] = {{"count", consistent}, {"rate", ratio(consistent, n)}};
   b["reasoning_verified"] = {{"count", verified}, {"rate", ratio(verified, n)}};
   ojson fj = ojson::object();
-  for (double p : kFastP) fj[p_key(p)] = ratio(fast[p_key(p)], n);
+  for (double p : kFastP) fj[p_key(p)] = measured ? ratio(fast[p_key(p)], n) : ojson(nullptr);
   b["fast_p"] = fj;
   b["speedup_of_equivalent"] = dataset::distribution(speedups);
   ojson fail = ojson::object();
   for (const auto& [gate, reasons] : failures) {
+    if (!measured && gate == "faster") continue;
     ojson rj = ojson::object();
     for (const auto& [reason, c] : reasons) rj[reason] = c;
     fail[gate] = rj;
@@ -140,15 +149,17 @@ ojson compute_summary(const std::vector<ojson>& results, const ojson& meta) {
   s["replies"] = {{"no_proposal", none}, {"policy_errors", errors}, {"truncated", truncated},
                   {"parsed_without_think", no_think}};
   s["usage"] = {{"prompt_tokens", ptok}, {"completion_tokens", ctok}, {"replies_without_usage", no_usage}};
-  ojson sj = gate_block(single);
+  const bool measured = meta.value("measured", false);
+  ojson sj = gate_block(single, measured);
   sj["prompts"] = single_prompts.size();
   sj["pass_at_k"] = {{"equivalent", ratio(std::int64_t(prompt_eq.size()), std::int64_t(single_prompts.size()))},
                      {"faster", ratio(std::int64_t(prompt_fast.size()), std::int64_t(single_prompts.size()))}};
   s["single"] = sj;
   ojson ps = ojson::object();
-  for (const auto& [name, lines] : by_strategy) ps[name] = gate_block(lines);
+  for (const auto& [name, lines] : by_strategy) ps[name] = gate_block(lines, measured);
   s["per_strategy"] = ps;
   s["multi"] = multi_block(multi);
+  if (!measured) s["multi"]["any_faster"] = s["multi"]["per_program_rate"]["faster"] = nullptr;
   return s;
 }
 
@@ -163,15 +174,18 @@ std::string render_summary_md(const ojson& s) {
   md += fmt::format("## Single-answer prompts (n = 1): {} answers\n\n", g["answers"].get<std::int64_t>());
   md += "| gate | count | cumulative rate | conditional rate |\n|---|---:|---:|---:|\n";
   for (const char* k : kGates)
-    md += fmt::format("| {} | {} | {:.1f}% | {:.1f}% |\n", k, g["counts"][k].get<std::int64_t>(),
-                      100 * g["cumulative_rate"][k].get<double>(), 100 * g["conditional_rate"][k].get<double>());
-  md += fmt::format("\nInformational: strategy_consistent {} ({:.1f}%), reasoning_verified {} ({:.1f}%).\n",
-                    g["strategy_consistent"]["count"].get<std::int64_t>(), 100 * g["strategy_consistent"]["rate"].get<double>(),
-                    g["reasoning_verified"]["count"].get<std::int64_t>(), 100 * g["reasoning_verified"]["rate"].get<double>());
+    md += fmt::format("| {} | {} | {} | {} |\n", k, g["counts"][k].is_null() ? "n/a (not measured)" : g["counts"][k].dump(),
+                      pct(g["cumulative_rate"][k]), pct(g["conditional_rate"][k]));
+  md += fmt::format("\nInformational: strategy_consistent {} ({}), reasoning_verified {} ({}).\n",
+                    g["strategy_consistent"]["count"].get<std::int64_t>(), pct(g["strategy_consistent"]["rate"]),
+                    g["reasoning_verified"]["count"].get<std::int64_t>(), pct(g["reasoning_verified"]["rate"]));
   md += "\nEquivalent with speedup > p: ";
   bool first = true;
   for (auto it = g["fast_p"].begin(); it != g["fast_p"].end(); ++it, first = false)
-    md += fmt::format("{}p = {}: {:.1f}%", first ? "" : ", ", it.key(), 100 * it.value().get<double>());
+    md += fmt::format("{}p = {}: {}", first ? "" : ", ", it.key(), pct(it.value()));
+  if (g["pass_at_k"]["equivalent"].is_number() && s.value("samples", 1) > 1)
+    md += fmt::format(".\npass@{} (prompts with at least one proposal): equivalent {}, faster {}", s.value("samples", 1),
+                      pct(g["pass_at_k"]["equivalent"]), pct(g["pass_at_k"]["faster"]));
   const ojson& d = g["speedup_of_equivalent"];
   if (d["n"].get<std::int64_t>() > 0)
     md += fmt::format(".\nSpeedup of equivalent answers (n = {}): min {:.3f}, median {:.3f}, max {:.3f}, geomean {:.3f}",
@@ -192,21 +206,21 @@ std::string render_summary_md(const ojson& s) {
   for (auto it = s["per_strategy"].begin(); it != s["per_strategy"].end(); ++it) {
     const ojson& b = it.value();
     md += fmt::format("| {} | {} |", it.key(), b["answers"].get<std::int64_t>());
-    for (const char* k : kGates) md += fmt::format(" {} |", b["counts"][k].get<std::int64_t>());
+    for (const char* k : kGates) md += " " + (b["counts"][k].is_null() ? std::string("n/a") : b["counts"][k].dump()) + " |";
     md += fmt::format(" {} | {} |\n", b["strategy_consistent"]["count"].get<std::int64_t>(),
                       b["reasoning_verified"]["count"].get<std::int64_t>());
   }
   const ojson& m = s["multi"];
   if (m["answers"].get<std::int64_t>() > 0) {
     md += fmt::format("\n## Multi-answer prompts (n >= 2): {} answers\n\n", m["answers"].get<std::int64_t>());
-    md += fmt::format("parsed {:.1f}%, meets_n {:.1f}%, all_equivalent {:.1f}%, any_faster {:.1f}%; mean distinct differing "
-                      "programs {:.2f}, mean distinct strategies {:.2f}; per program returned ({}): differs {:.1f}%, valid "
-                      "{:.1f}%, equivalent {:.1f}%, faster {:.1f}%.\n",
-                      100 * m["parsed"].get<double>(), 100 * m["meets_n"].get<double>(), 100 * m["all_equivalent"].get<double>(),
-                      100 * m["any_faster"].get<double>(), m["mean_distinct_differing_programs"].get<double>(),
-                      m["mean_distinct_strategies"].get<double>(), m["programs_returned"].get<std::int64_t>(),
-                      100 * m["per_program_rate"]["differs"].get<double>(), 100 * m["per_program_rate"]["valid"].get<double>(),
-                      100 * m["per_program_rate"]["equivalent"].get<double>(), 100 * m["per_program_rate"]["faster"].get<double>());
+    md += fmt::format("parsed {}, meets_n {}, all_equivalent {}, any_faster {}; mean distinct differing programs {:.2f}, "
+                      "mean distinct strategies {:.2f}; per program returned ({}): differs {}, valid {}, equivalent {}, "
+                      "faster {}.\n",
+                      pct(m["parsed"]), pct(m["meets_n"]), pct(m["all_equivalent"]), pct(m["any_faster"]),
+                      m["mean_distinct_differing_programs"].get<double>(), m["mean_distinct_strategies"].get<double>(),
+                      m["programs_returned"].get<std::int64_t>(), pct(m["per_program_rate"]["differs"]),
+                      pct(m["per_program_rate"]["valid"]), pct(m["per_program_rate"]["equivalent"]),
+                      pct(m["per_program_rate"]["faster"]));
   }
   const ojson& u = s["usage"];
   md += fmt::format("\nTokens: prompt {}, completion {} ({} replies without usage). Replies: {} without proposal, {} policy "

@@ -207,7 +207,7 @@ Reply LlmPolicy::request(const Prompt& p, int sample) {
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     curl_slist_free_all(headers);
     curl_easy_cleanup(h);
-    auto where = " from " + shown_endpoint_ + " (prompt " + p.id + ", attempt " + std::to_string(attempt + 1) + ")";
+    auto where = " from " + shown_endpoint_ + " (prompt " + p.id + ")";
 
     std::string code, msg;
     bool retryable = false, fatal_when_spent = false;

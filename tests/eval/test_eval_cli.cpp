@@ -154,6 +154,11 @@ TEST_F(EvalCliSlow, CorruptedRepliesFailAtTheirGate) {
   EXPECT_EQ(s["single"]["counts"]["valid"], 2);
   EXPECT_EQ(s["single"]["counts"]["equivalent"], 2);
   EXPECT_EQ(s["single"]["failures"]["parsed"]["wrong_keys"], 1);
+  // not measured: the faster gate is n/a, not 0 %
+  EXPECT_TRUE(s["single"]["counts"]["faster"].is_null());
+  EXPECT_TRUE(s["single"]["cumulative_rate"]["faster"].is_null());
+  EXPECT_FALSE(s["single"]["failures"].contains("faster"));
+  EXPECT_NE(slurp(out + "/summary.md").find("n/a (not measured)"), std::string::npos);
 }
 
 TEST_F(EvalCliSlow, LlmEndpointEndToEndKeepsTheKeySecret) {
@@ -183,6 +188,23 @@ TEST_F(EvalCliSlow, LlmEndpointEndToEndKeepsTheKeySecret) {
     if (e.is_regular_file()) {
       EXPECT_EQ(slurp(e.path().string()).find(secret), std::string::npos) << e.path();
     }
+}
+
+TEST_F(EvalCliSlow, SamplesModeAsksEachSubRequestOnceAndRerunsFromTheCache) {
+  ChatServer srv(gold_script());
+  std::string out = dir_ + "/samples-eval";
+  std::vector<std::string> args = {"eval", data_, "--base-url", srv.base_url(), "--model", "m", "--llm-mode", "samples",
+                                   "--no-measure", "--concurrency", "4", "--out", out, "--no-progress"};
+  ASSERT_EQ(run_cli(args, dir_), 0) << slurp(dir_ + "/log.txt");
+  int expected = 0;
+  for (const auto& p : jsonl(data_ + "/eval/test.prompts.jsonl")) expected += p["n"].get<int>();
+  // an n = 3 prompt is 3 n = 1 requests with sample indices of their own, never merged with the n = 1 prompt's
+  EXPECT_EQ(srv.requests(), expected);
+  ojson first = ojson::parse(slurp(out + "/summary.json"));
+  EXPECT_EQ(first["multi"]["parsed"].get<double>(), 1.0);
+  ASSERT_EQ(run_cli(args, dir_), 0);
+  EXPECT_EQ(srv.requests(), expected);
+  EXPECT_EQ(ojson::parse(slurp(out + "/summary.json")), first);
 }
 
 TEST_F(EvalCliSlow, KillNineThenResumeGivesTheSameSummaryWithoutRepeatedRequests) {
@@ -248,6 +270,8 @@ TEST_F(EvalCliSlow, BadInputExitsTwoWithOneErrorLine) {
   one_error_line({"eval", copy, "--policy", "random", "--out", out}, "empty prompt file");
   one_error_line({"eval", data_, "--policy", "replay", "--replay", dir_ + "/no-such-file.jsonl", "--out", out}, "no-such-file");
   one_error_line({"eval", data_, "--split", "train", "--policy", "random", "--out", out}, "unknown split");
+  one_error_line({"eval", data_, "--policy", "random", "--samples", "0", "--out", out}, "--samples");
+  one_error_line({"eval", data_, "--policy", "random", "--out", dir_ + "/gold.jsonl"}, "cannot create the directory");
 
   // The endpoint fails for good after 3 answers: exit 2, and the results written so far are complete lines.
   auto healthy = std::make_shared<std::atomic<bool>>(false);
