@@ -8,14 +8,14 @@
 #include "cli/command.hpp"
 #include "core/json_text.hpp"
 #include "eval/eval_run.hpp"
+#include "eval/summary.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::cli {
 namespace {
 
-std::string pct(const eval::ojson& v) { return v.is_number() ? fmt::format("{:.1f}%", 100 * v.get<double>()) : "n/a"; }
-
 void print_summary(const eval::ojson& s, const std::string& out) {
+  using eval::pct;
   const auto& g = s["single"];
   const std::int64_t none = s["replies"]["no_proposal"].get<std::int64_t>();
   std::cout << fmt::format("eval {} split, policy {}: {} prompts, {} answers{}{}\n", s["split"].get<std::string>(),

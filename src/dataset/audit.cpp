@@ -139,7 +139,7 @@ AuditReport run_audit(const AuditOptions& opt) {
         rids.push_back(ids[i].substr(a, b - a));
       }
       auto pa = parse_answer(lines[i]["messages"][2]["content"], n);
-      if (pa.answers.size() != rids.size()) {
+      if (pa.programs.size() != rids.size()) {
         problem(where, "answer count differs from the ids line");
         continue;
       }
@@ -150,7 +150,7 @@ AuditReport run_audit(const AuditOptions& opt) {
           continue;
         }
         const ojson& r = archive[it->second];
-        if (pa.answers[k].first != r["strategy"]["name"] || pa.answers[k].second != r["after"]["leir"])
+        if (pa.programs[k].strategy != r["strategy"]["name"] || pa.programs[k].leir != r["after"]["leir"])
           problem(where, "answer differs from record " + rids[k]);
         if (rids.size() == 1) {
           CheckVerdict v = check_answer(r, lines[i]["messages"][2]["content"]);

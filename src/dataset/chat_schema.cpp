@@ -4,55 +4,6 @@
 
 namespace steptp::dataset {
 
-namespace {
-std::string trim(const std::string& s) {
-  std::size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
-  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
-bool answer_obj(const nlohmann::json& o, std::pair<std::string, std::string>& out) {
-  if (!o.is_object() || o.size() != 2 || !o.contains("applied_strategy") || !o.contains("transformed_IR")) return false;
-  if (!o["applied_strategy"].is_string() || !o["transformed_IR"].is_string()) return false;
-  out = {o["applied_strategy"].get<std::string>(), o["transformed_IR"].get<std::string>()};
-  return true;
-}
-}  // namespace
-
-ParsedAnswer parse_answer(const std::string& reply, int n) {
-  ParsedAnswer p;
-  std::string rest = reply;
-  auto t = reply.rfind("</think>");
-  if (t != std::string::npos) {
-    p.had_think = true;
-    rest = reply.substr(t + 8);
-  }
-  auto a = rest.find("<answer>");
-  if (a == std::string::npos) return p.error = "no <answer>", p;
-  if (rest.find("<answer>", a + 1) != std::string::npos) return p.error = "more than one <answer>", p;
-  auto b = rest.find("</answer>", a);
-  if (b == std::string::npos) return p.error = "no </answer>", p;
-  if (rest.find("</answer>", b + 1) != std::string::npos) return p.error = "more than one </answer>", p;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(trim(rest.substr(a + 8, b - a - 8)));
-  } catch (const std::exception&) {
-    return p.error = "answer is not strict JSON", p;
-  }
-  if (n <= 1) {
-    std::pair<std::string, std::string> x;
-    if (!answer_obj(j, x)) return p.error = "answer is not {applied_strategy, transformed_IR}", p;
-    p.answers.push_back(x);
-  } else {
-    if (!j.is_array() || j.empty()) return p.error = "answer is not a non-empty array", p;
-    for (const auto& o : j) {
-      std::pair<std::string, std::string> x;
-      if (!answer_obj(o, x)) return p.error = "array element is not {applied_strategy, transformed_IR}", p;
-      p.answers.push_back(x);
-    }
-  }
-  p.ok = true;
-  return p;
-}
-
 std::vector<std::string> chat_line_errors(const ojson& line, int* n_requested) {
   std::vector<std::string> e;
   if (!line.is_object() || line.size() != 1 || !line.contains("messages")) return {"line is not exactly {\"messages\": [...]}"};
@@ -75,8 +26,8 @@ std::vector<std::string> chat_line_errors(const ojson& line, int* n_requested) {
   const std::string asst = m[2]["content"];
   if (asst.rfind("<think>\n", 0) != 0) e.push_back("assistant does not start with <think>");
   ParsedAnswer p = parse_answer(asst, n);
-  if (!p.ok) e.push_back("assistant answer: " + p.error);
-  else if (n >= 2 && int(p.answers.size()) < n) e.push_back("fewer answers than requested");
+  if (!p.ok) e.push_back("assistant answer: " + p.reason + ": " + p.detail);
+  else if (n >= 2 && int(p.programs.size()) < n) e.push_back("fewer answers than requested");
   return e;
 }
 

@@ -240,7 +240,6 @@ class Runner {
       sample_ids.push_back(sample);
     }
     ojson replies = ojson::array(), trans = ojson::array();
-    std::vector<policy::Reply> got;
     for (std::size_t a = 0; a < asks.size(); ++a) {
       policy::Reply r;
       std::string error;
@@ -259,8 +258,6 @@ class Runner {
       t["reply"] = replies.back();
       t["raw_response"] = r.raw;
       trans.push_back(std::move(t));
-      got.push_back(error.empty() ? r : policy::Reply{});
-      if (!error.empty()) got.back().none = false, got.back().finish_reason = "error";
     }
     // grade (cached by the replies and the grading configuration)
     ojson key_parts = ojson::array();

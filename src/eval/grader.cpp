@@ -19,12 +19,6 @@
 namespace steptp::eval {
 namespace {
 
-std::string trim(const std::string& s) {
-  auto a = s.find_first_not_of(" \t\r\n");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
-}
-
 ProgramGrade& failed(ProgramGrade& g, const char* gate, std::string reason, const std::string& detail) {
   g.failed_gate = gate;
   g.reason = std::move(reason);
@@ -97,7 +91,7 @@ ProgramGrade Grader::grade(TaskContext& ctx, const AnswerProgram& p, const std::
   } catch (const std::exception& e) {
     parse_error = e.what();
   }
-  g.canonical = parse_error.empty() ? core::alpha_canonical(after) : trim(p.leir);
+  g.canonical = parse_error.empty() ? core::alpha_canonical(after) : core::trim(p.leir);
   g.differs = parse_error.empty() ? g.canonical != ctx.canonical() : g.canonical != ctx.printed();
   if (!g.differs) return failed(g, "differs", "no_change", "the transformed program equals the current one up to renaming");
   if (!parse_error.empty()) return failed(g, "valid", "parse_error", parse_error);
@@ -297,11 +291,8 @@ std::pair<bool, std::string> Grader::verify_reasoning(TaskContext& ctx, const Pa
       return {false, "program " + std::to_string(i + 1) + " is not a result of its claimed strategy"};
   try {
     std::vector<std::string> singles;
-    for (const auto& g : grades) {
-      auto named = named_matches(ctx.before(), a.think, g.strategy, g.canonical);
-      const auto& m = named.empty() ? g.matches->front() : named.front();
-      singles.push_back(dataset::expected_reasoning(ctx.before(), m.second, m.first));
-    }
+    for (const auto& g : grades)  // the first match is the candidate the text names, when it names one
+      singles.push_back(dataset::expected_reasoning(ctx.before(), g.matches->front().second, g.matches->front().first));
     auto v = dataset::compare_reasoning(a.think, singles.size() == 1 ? singles[0] : dataset::render_multi_reasoning(singles));
     if (v.ok) return {true, ""};
     return {false, v.clause + ": " + v.detail};

@@ -1,6 +1,6 @@
 // Grading one model-written program against the program it was asked to transform (DATASET.md §8 gates, §9.4
 // suspicious-speedup re-check). Gates, in sequence (a gate counts only when all earlier ones passed):
-//   parsed      the strict parse of the reply succeeded (eval/answer_parser.hpp; decided by the caller);
+//   parsed      the strict parse of the reply succeeded (core/answer_parser.hpp; decided by the caller);
 //   differs     the alpha-canonical after differs from the before (an unparseable text differs when its trimmed
 //               text differs from the printed before);
 //   valid       the LEIR parses, S5 static validation passes with the before's known list, the program runs at
@@ -28,13 +28,16 @@
 #include "core/json_text.hpp"
 #include "dataset/equiv.hpp"
 #include "dataset/timing.hpp"
-#include "eval/answer_parser.hpp"
+#include "core/answer_parser.hpp"
 #include "ir/task.hpp"
 #include "strategies/registry.hpp"
 
 namespace steptp::eval {
 
+using core::AnswerProgram;
 using core::ojson;
+using core::ParsedAnswer;
+using core::parse_answer;
 
 struct GradeConfig {
   std::uint64_t master_seed = 0;        // the dataset's master seed (streams derive from it)

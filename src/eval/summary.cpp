@@ -18,8 +18,6 @@ std::string p_key(double p) { return fmt::format("{:.1f}", p); }
 /// a / b, or null when b is 0 (a rate over nothing is not 0 %).
 ojson ratio(std::int64_t a, std::int64_t b) { return b > 0 ? ojson(double(a) / double(b)) : ojson(nullptr); }
 
-/// "12.5%" or "n/a".
-std::string pct(const ojson& v) { return v.is_number() ? fmt::format("{:.1f}%", 100 * v.get<double>()) : "n/a"; }
 
 /// Gate block over a set of single-answer result lines.
 ojson gate_block(const std::vector<const ojson*>& lines, bool measured) {
@@ -94,7 +92,6 @@ ojson multi_block(const std::vector<const ojson*>& lines) {
       programs++;
       for (const char* g : {"differs", "valid", "equivalent", "faster"})
         if (p[g].get<bool>()) prog_gate[g]++;
-      (void)p;
     }
     if (m["best_speedup"].is_number()) best.push_back(m["best_speedup"].get<double>());
   }
@@ -116,6 +113,8 @@ ojson multi_block(const std::vector<const ojson*>& lines) {
 }
 
 }  // namespace
+
+std::string pct(const ojson& rate) { return rate.is_number() ? fmt::format("{:.1f}%", 100 * rate.get<double>()) : "n/a"; }
 
 ojson compute_summary(const std::vector<ojson>& results, const ojson& meta) {
   ojson s = meta;

@@ -24,6 +24,9 @@ using core::ojson;
 /// policy, model, samples, measured, timer, ...).
 ojson compute_summary(const std::vector<ojson>& results, const ojson& meta);
 
+/// A rate of the summary as text: "12.5%", or "n/a" for null (a rate over nothing, or faster when not measured).
+std::string pct(const ojson& rate);
+
 /// Markdown rendering of a summary: run line, gate table, fast_p, per-strategy table, multi-N table.
 std::string render_summary_md(const ojson& summary);
 

@@ -106,9 +106,9 @@ TEST(DatasetCache, PersistsAndCounts) {
 
 TEST(DatasetChatSchema, StrictAnswerParser) {
   auto ok = parse_answer("<think>\nx\n</think>\n<answer>{\"applied_strategy\": \"loop_split\", \"transformed_IR\": \"P\"}</answer>", 1);
-  ASSERT_TRUE(ok.ok) << ok.error;
-  EXPECT_EQ(ok.answers[0].first, "loop_split");
-  EXPECT_TRUE(ok.had_think);
+  ASSERT_TRUE(ok.ok) << ok.detail;
+  EXPECT_EQ(ok.programs[0].strategy, "loop_split");
+  EXPECT_TRUE(ok.think_present);
   EXPECT_FALSE(parse_answer("<answer>{'applied_strategy': 'a', 'transformed_IR': 'b'}</answer>", 1).ok);
   EXPECT_FALSE(parse_answer("<answer>{\"applied_strategies\": \"a\", \"transformed_IR\": \"b\"}</answer>", 1).ok);
   EXPECT_FALSE(parse_answer("<answer>{\"applied_strategy\": \"a\", \"transformed_IR\": \"b\",}</answer>", 1).ok);
@@ -117,7 +117,7 @@ TEST(DatasetChatSchema, StrictAnswerParser) {
   auto multi = parse_answer("<answer>[{\"applied_strategy\": \"a\", \"transformed_IR\": \"b\"}, "
                             "{\"applied_strategy\": \"c\", \"transformed_IR\": \"d\"}]</answer>", 2);
   ASSERT_TRUE(multi.ok);
-  EXPECT_EQ(multi.answers.size(), 2u);
+  EXPECT_EQ(multi.programs.size(), 2u);
 }
 
 TEST(DatasetChatSchema, LineShape) {

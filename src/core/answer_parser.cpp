@@ -1,17 +1,10 @@
-#include "eval/answer_parser.hpp"
+#include "core/answer_parser.hpp"
 
 #include <nlohmann/json.hpp>
 #include <set>
 
-namespace steptp::eval {
+namespace steptp::core {
 namespace {
-
-std::string trim(const std::string& s) {
-  const char* ws = " \t\r\n";
-  auto a = s.find_first_not_of(ws);
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(ws) - a + 1);
-}
 
 std::size_t count_of(const std::string& s, const std::string& needle) {
   std::size_t n = 0;
@@ -95,4 +88,4 @@ ParsedAnswer parse_answer(const std::string& reply, int n, bool truncated) {
   return a;
 }
 
-}  // namespace steptp::eval
+}  // namespace steptp::core

@@ -1,4 +1,5 @@
-// The strict answer parser of `steptp eval` and `steptp search` (DATASET.md §8 "Strict parsing"). Nothing is
+// The strict answer parser (DATASET.md §8 "Strict parsing"), one for every reader of answers: `steptp eval` and
+// `steptp search` grade model replies with it, `steptp audit` checks the exported chat lines with it. Nothing is
 // repaired:
 //  - a reply cut off at max_tokens fails as `truncated`;
 //  - the text after the last "</think>" (the whole reply when there is none: `think_missing`, noted, not fatal)
@@ -12,7 +13,9 @@
 #include <string>
 #include <vector>
 
-namespace steptp::eval {
+#include "core/text.hpp"
+
+namespace steptp::core {
 
 /// One program of an answer: the claimed strategy name and the transformed LEIR text, as the model wrote them.
 struct AnswerProgram {
@@ -33,4 +36,8 @@ struct ParsedAnswer {
 /// "length". Never throws.
 ParsedAnswer parse_answer(const std::string& reply, int n, bool truncated = false);
 
-}  // namespace steptp::eval
+}  // namespace steptp::core
+
+namespace steptp::dataset {
+using namespace steptp::core;
+}  // namespace steptp::dataset

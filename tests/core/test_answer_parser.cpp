@@ -1,9 +1,9 @@
 // The strict answer parser (DATASET.md §8, §12): the §5.3 answer is accepted; nothing is repaired.
 #include <gtest/gtest.h>
 
-#include "eval/answer_parser.hpp"
+#include "core/answer_parser.hpp"
 
-namespace steptp::eval {
+namespace steptp::core {
 namespace {
 
 const std::string kLeir =
@@ -64,4 +64,4 @@ TEST(AnswerParser, TheLastThinkCloseDecides) {
 }
 
 }  // namespace
-}  // namespace steptp::eval
+}  // namespace steptp::core
