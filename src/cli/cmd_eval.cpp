@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "cli/llm_options.hpp"
 #include "core/json_text.hpp"
 #include "eval/eval_run.hpp"
 #include "eval/summary.hpp"
@@ -52,20 +53,7 @@ const CommandRegistrar reg("44-eval", [](CLI::App& app) -> RunFn {
                                      "run.json, cache.sqlite")->required();
   c->add_option("--policy", o->policy, "llm (OpenAI-compatible endpoint), replay (--replay FILE) or random")
       ->capture_default_str();
-  c->add_option("--base-url", o->llm.base_url, "llm: endpoint base URL, e.g. http://127.0.0.1:8000/v1 "
-                                               "(POST {base-url}/chat/completions)");
-  c->add_option("--model", o->llm.model, "llm: model name sent in each request");
-  c->add_option("--temperature", o->llm.temperature, "llm: sampling temperature")->capture_default_str();
-  c->add_option("--max-tokens", o->llm.max_tokens, "llm: max_tokens per reply (a reply cut there fails as truncated)")
-      ->capture_default_str();
-  c->add_option("--timeout", o->llm.timeout_s, "llm: seconds per request, connection included")->capture_default_str();
-  c->add_option("--retries", o->llm.retries, "llm: retries on timeouts, connection errors and HTTP 408/429/5xx, with "
-                                             "exponential backoff and jitter; other errors fail at once as policy_error")
-      ->capture_default_str();
-  c->add_option("--backoff", o->llm.backoff_s, "llm: first retry delay in seconds (doubles per retry, x0.5-1.5 jitter, "
-                                               "at most 60 s)")->capture_default_str();
-  c->add_option("--api-key-env", o->llm.api_key_env, "llm: environment variable holding the API key (sent as a Bearer "
-                                                     "token; never printed or logged)");
+  add_llm_options(c, o->llm);
   auto seed = std::make_shared<std::uint64_t>(0);
   auto* seed_opt = c->add_option("--seed", *seed, "llm: send this request seed (plus the sample index); random: the "
                                                   "policy seed (default: the dataset's master seed)");

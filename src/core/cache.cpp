@@ -8,7 +8,7 @@
 namespace steptp::core {
 
 const char* const Cache::kTables[] = {"tasks", "candidates", "lowerings", "equivalence", "measurements",
-                                      "texts", "units", "llm_calls", "eval_grades", nullptr};
+                                      "texts", "units", "llm_calls", "eval_grades", "search_results", nullptr};
 
 namespace {
 void check_table(const std::string& t) {

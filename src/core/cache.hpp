@@ -1,5 +1,5 @@
 // Result cache of the dataset pipeline (DATASET.md §3): one SQLite database in WAL mode, one table per result kind
-// (tasks, candidates, lowerings, equivalence, measurements, texts, units; llm_calls and eval_grades for
+// (tasks, candidates, lowerings, equivalence, measurements, texts, units; llm_calls, eval_grades and search_results for
 // `steptp eval` and `steptp search`), each (key TEXT PRIMARY KEY, value TEXT).
 // Every put is its own transaction, so a killed process loses only the work in flight. Thread-safe (one
 // connection behind a mutex). Throws std::runtime_error naming the database on SQLite errors.

@@ -17,6 +17,7 @@
 #include "dataset/config.hpp"
 #include "dataset/export.hpp"
 #include "dataset/progress.hpp"
+#include "policy/factory.hpp"
 #include "dataset/reasoning.hpp"
 #include "dataset/record.hpp"
 #include "dataset/stats.hpp"
@@ -139,20 +140,15 @@ class Runner {
       cold_timer_ = std::make_unique<dataset::Timer>(cold_, cache_.get(), timer_->gate());
     }
     grader_ = std::make_unique<Grader>(gcfg_, timer_.get(), cold_timer_.get());
-    if (opt_.policy == "llm") {
-      auto p = std::make_unique<policy::LlmPolicy>(opt_.llm, cache_.get());
-      llm_ = p.get();
-      policy_ = std::move(p);
-    } else if (opt_.policy == "replay") {
-      try {
-        policy_ = std::make_unique<policy::ReplayPolicy>(opt_.replay_file);
-      } catch (const std::exception& e) {
-        throw EvalInputError(e.what());
-      }
-    } else if (opt_.policy == "random") {
-      policy_ = std::make_unique<policy::RandomPolicy>(opt_.policy_seed ? opt_.policy_seed : gen_.master_seed);
-    } else {
-      throw EvalInputError("unknown policy '" + opt_.policy + "' (llm, replay or random)");
+    policy::PolicySpec spec;
+    spec.name = opt_.policy;
+    spec.llm = opt_.llm;
+    spec.replay_file = opt_.replay_file;
+    spec.seed = opt_.policy_seed ? opt_.policy_seed : gen_.master_seed;
+    try {
+      policy_ = policy::make_policy(spec, cache_.get(), "llm, replay, random", &llm_);
+    } catch (const policy::PolicySpecError& e) {
+      throw EvalInputError(e.what());
     }
     std::size_t np = ds_.prompts.size();
     if (opt_.limit > 0) np = std::min(np, std::size_t(opt_.limit));

@@ -77,7 +77,7 @@ dataset::EquivConfig Grader::equiv_config(const std::string& stream, int draws) 
   return e;
 }
 
-ProgramGrade Grader::grade(TaskContext& ctx, const AnswerProgram& p, const std::string& think) {
+ProgramGrade Grader::grade(TaskContext& ctx, TaskContext& root, const AnswerProgram& p, const std::string& think) {
   ProgramGrade g;
   g.strategy = p.strategy;
   g.leir = p.leir;
@@ -106,10 +106,10 @@ ProgramGrade Grader::grade(TaskContext& ctx, const AnswerProgram& p, const std::
   }
   if (after.known != ctx.before().known) return failed(g, "valid", "signature_changed", "the known buffers changed");
   const std::int64_t work = dataset::statement_instances(after);
-  if (double(work) > cfg_.max_work_ratio * double(std::max<std::int64_t>(1, ctx.instances())))
+  if (double(work) > cfg_.max_work_ratio * double(std::max<std::int64_t>(1, root.instances())))
     return failed(g, "valid", "over_budget",
                   std::to_string(work) + " statement instances, more than " + fmt::format("{}", cfg_.max_work_ratio) +
-                      " x the current program's " + std::to_string(ctx.instances()));
+                      " x the " + (&root == &ctx ? "current" : "root") + " program's " + std::to_string(root.instances()));
   std::string c_code;
   try {
     lower::lower_tir(after);
@@ -133,15 +133,15 @@ ProgramGrade Grader::grade(TaskContext& ctx, const AnswerProgram& p, const std::
   // equivalent
   dataset::EquivOutcome eo;
   try {
-    eo = dataset::check_against(after, ctx.reference(equiv_config("eval-equiv", cfg_.equiv_draws)), 'R',
-                                equiv_config("eval-equiv", cfg_.equiv_draws));
+    const auto ecfg = equiv_config(cfg_.equiv_stream, cfg_.equiv_draws);
+    eo = dataset::check_against(after, root.reference(ecfg), 'R', ecfg);
   } catch (const std::exception& e) {
     return failed(g, "equivalent", "reference_error", e.what());
   }
   if (!eo.ok) return failed(g, "equivalent", eo.reason, eo.detail);
   g.equivalent = true;
   if (!cfg_.measure || !timer_) return failed(g, "faster", "not_measured", "--no-measure");
-  measure(ctx, after, g);
+  measure(root, after, g);
   return g;
 }
 
@@ -165,45 +165,61 @@ void Grader::measure(TaskContext& ctx, const ir::Task& after, ProgramGrade& g) {
     failed(g, "faster", "not_faster", "speedup " + std::to_string(*g.speedup));
     return;
   }
-  // §9.4 suspicious speedups
-  const bool compute_bound = ctx.intensity() >= cfg_.compute_bound_intensity;
-  std::string trigger;
-  if (*g.speedup > 10) trigger = "speedup above 10";
-  else if (compute_bound && *g.speedup > cfg_.suspicious_speedup)
-    trigger = "speedup above " + std::to_string(cfg_.suspicious_speedup) + " on a compute-bound task";
-  if (!trigger.empty()) {
-    ojson rc{{"trigger", trigger}, {"equivalent", false}, {"speedup", nullptr}, {"noisy", nullptr}, {"passed", false},
-             {"detail", ""}};
-    auto ecfg = equiv_config("recheck", cfg_.recheck_trials);
-    dataset::EquivOutcome eo;
-    try {
-      eo = dataset::check_against(after, ctx.reference(ecfg), 'R', ecfg);
-    } catch (const std::exception& e) {
-      eo.reason = "reference_error";
-      eo.detail = e.what();
-    }
-    rc["equivalent"] = eo.ok;
-    if (!eo.ok) rc["detail"] = eo.reason + ": " + eo.detail;
-    if (eo.ok) {
-      try {  // reversed order: after is timed as the "before" of the pair
-        ojson m = recheck_timer_->measure(ta, tb, nullptr);
-        double s = m["speedup"].get<double>();
-        double sp = s > 0 ? 1.0 / s : 0.0;
-        rc["speedup"] = sp;
-        rc["noisy"] = m["noisy"];
-        rc["passed"] = sp >= cfg_.faster_threshold && !m["noisy"].get<bool>();
-        if (!rc["passed"].get<bool>()) rc["detail"] = "cold-cache reversed re-measurement gave " + std::to_string(sp);
-      } catch (const std::exception& e) {
-        rc["detail"] = std::string("re-measurement failed: ") + e.what();
+  if (cfg_.recheck_faster) {
+    const std::string trigger = recheck_trigger(ctx, *g.speedup);
+    if (!trigger.empty()) {
+      g.recheck = recheck(ctx, after, trigger);
+      if (!g.recheck["passed"].get<bool>()) {
+        failed(g, "faster", "recheck_failed", g.recheck["detail"].get<std::string>());
+        return;
       }
-    }
-    g.recheck = rc;
-    if (!rc["passed"].get<bool>()) {
-      failed(g, "faster", "recheck_failed", rc["detail"].get<std::string>());
-      return;
     }
   }
   g.faster = true;
+}
+
+std::string Grader::recheck_trigger(const TaskContext& root, double speedup) const {
+  if (speedup > 10) return "speedup above 10";
+  if (root.intensity() >= cfg_.compute_bound_intensity && speedup > cfg_.suspicious_speedup)
+    return "speedup above " + fmt::format("{}", cfg_.suspicious_speedup) + " on a compute-bound task";
+  return "";
+}
+
+ojson Grader::recheck(TaskContext& root, const ir::Task& after, const std::string& trigger) {
+  ojson rc{{"trigger", trigger}, {"equivalent", false}, {"speedup", nullptr}, {"noisy", nullptr}, {"passed", false},
+           {"detail", ""}};
+  auto ecfg = equiv_config("recheck", cfg_.recheck_trials);
+  dataset::EquivOutcome eo;
+  try {
+    eo = dataset::check_against(after, root.reference(ecfg), 'R', ecfg);
+  } catch (const std::exception& e) {
+    eo.reason = "reference_error";
+    eo.detail = e.what();
+  }
+  rc["equivalent"] = eo.ok;
+  if (!eo.ok) {
+    rc["detail"] = eo.reason + ": " + eo.detail;
+    return rc;
+  }
+  if (!recheck_timer_) {
+    rc["detail"] = "no timer to re-measure with";
+    return rc;
+  }
+  const std::string flags = runtime::CompileOptions{}.flags;
+  const dataset::TimedProgram tb{&root.before(), core::prog_key(root.before(), flags)};
+  const dataset::TimedProgram ta{&after, core::prog_key(after, flags)};
+  try {  // reversed order: after is timed as the "before" of the pair
+    ojson m = recheck_timer_->measure(ta, tb, nullptr);
+    double s = m["speedup"].get<double>();
+    double sp = s > 0 ? 1.0 / s : 0.0;
+    rc["speedup"] = sp;
+    rc["noisy"] = m["noisy"];
+    rc["passed"] = sp >= cfg_.faster_threshold && !m["noisy"].get<bool>();
+    if (!rc["passed"].get<bool>()) rc["detail"] = "cold-cache reversed re-measurement gave " + std::to_string(sp);
+  } catch (const std::exception& e) {
+    rc["detail"] = std::string("re-measurement failed: ") + e.what();
+  }
+  return rc;
 }
 
 namespace {
@@ -234,7 +250,7 @@ std::vector<std::pair<strategy::Candidate, strategy::Applied>> named_matches(
 
 void Grader::consistency(TaskContext& ctx, const ir::Task& after, ProgramGrade& g, const std::string& think) {
   const strategy::StrategyInfo* s = strategy::find(g.strategy);
-  if (!s) return;
+  if (!s || (cfg_.consistency_enum_limit <= 0 && think.empty())) return;
   // A candidate the reasoning names is tried first: one apply instead of a scan.
   auto named = named_matches(ctx.before(), think, g.strategy, g.canonical);
   if (!named.empty()) {

@@ -51,6 +51,9 @@ struct GradeConfig {
   int consistency_enum_limit = 256;     // candidates of the claimed strategy tried by strategy_consistent
   double max_work_ratio = 64;            // an answer running more than this many times the before's statement
                                          // instances fails `valid` as over_budget (it would only stall the eval)
+  std::string equiv_stream = "eval-equiv";  // named stream of the equivalence draws ("search-equiv" in search)
+  bool recheck_faster = true;           // re-check suspicious speedups inside grade(); search turns this off and
+                                        // re-checks only the result it reports (DATASET.md §9.4), via recheck()
 };
 
 /// The program a prompt asks to transform, with its lazily computed reference outputs (thread-safe).
@@ -101,7 +104,20 @@ class Grader {
   Grader(GradeConfig cfg, dataset::Timer* timer, dataset::Timer* recheck_timer);
   /// Runs the gates on one program. `think`: the answer's reasoning; a candidate id it names ("candidate
   /// loop_split@0/l1{outer=6}") is tried first by strategy_consistent. Never throws for defects of the program.
-  ProgramGrade grade(TaskContext& ctx, const AnswerProgram& p, const std::string& think = "");
+  ProgramGrade grade(TaskContext& ctx, const AnswerProgram& p, const std::string& think = "") {
+    return grade(ctx, ctx, p, think);
+  }
+  /// The search form (DATASET.md §9.1): `differs`, the known list and strategy_consistent are judged against
+  /// `parent` (the program the policy was asked to transform); over_budget, equivalence and the paired
+  /// measurement against `root` (the search's starting program), so every node stays equivalent to the root.
+  ProgramGrade grade(TaskContext& parent, TaskContext& root, const AnswerProgram& p, const std::string& think = "");
+  /// The §9.4 trigger for a speedup over `root`: "speedup above 10", "speedup above S on a compute-bound task"
+  /// (root intensity >= compute_bound_intensity flop/B), or "" when no re-check is due.
+  std::string recheck_trigger(const TaskContext& root, double speedup) const;
+  /// The §9.4 re-check of `after` (a program equivalent to root.before()): recheck_trials fresh draws of stream
+  /// "recheck", then a cold-cache re-measurement in reversed order that must still reach faster_threshold and not
+  /// be noisy. Returns {trigger, equivalent, speedup, noisy, passed, detail}. Never throws.
+  ojson recheck(TaskContext& root, const ir::Task& after, const std::string& trigger);
   /// reasoning_verified for an answer whose every program was graded: the think text equals the single-answer
   /// reasoning (one program) or the multi-answer reasoning (§6.2 "Option i of n") of the matched candidates.
   /// Returns {verified, failing clause or reason}.
@@ -112,7 +128,7 @@ class Grader {
  private:
   dataset::EquivConfig equiv_config(const std::string& stream, int draws) const;
   void consistency(TaskContext& ctx, const ir::Task& after, ProgramGrade& g, const std::string& think);
-  void measure(TaskContext& ctx, const ir::Task& after, ProgramGrade& g);
+  void measure(TaskContext& root, const ir::Task& after, ProgramGrade& g);
 
   GradeConfig cfg_;
   dataset::Timer* timer_;

@@ -6,6 +6,7 @@
 //   random  a uniformly drawn legal strategy application (policy/random_policy.hpp).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -24,6 +25,9 @@ struct Prompt {
   std::string user;      // user message, verbatim
   int n = 1;             // programs the user message asks for (the §5.2 task line)
   const ir::Task* task = nullptr;
+  /// Search only: true for an alpha-canonical program the search has already seen (a node of its transposition
+  /// table or an earlier proposal); the cost policy proposes only unseen programs. Empty = nothing seen.
+  std::function<bool(const std::string& canonical)> seen;
 
   /// DATASET.md §9.3 replay key: SHA-256 hex of system, the byte 0x1F, user (= core::H({system, user})).
   std::string sha256() const;
@@ -43,6 +47,9 @@ struct Reply {
   bool none = false;                  // the policy has no proposal (a replay file without this prompt)
   std::string raw;                    // the endpoint's response body (llm only), for transcripts
   std::vector<std::string> retried;   // why each failed attempt before the successful one failed ("http_429", ...)
+  /// Printed candidate ids ("loop_split@0/l1{outer=6}") behind each program, in answer order, when the policy built
+  /// the programs itself (random, cost); empty for text policies (llm, replay).
+  std::vector<std::string> candidates;
 };
 
 /// A failed request. `code`: "policy_error" (HTTP 4xx other than 408/429, a malformed response: not retried),

@@ -47,6 +47,7 @@ Reply RandomPolicy::reply(const Prompt& p, int sample) {
       strategy::Applied ap = strategy::locked_apply(*s, *p.task, c);
       if (!seen.insert(core::alpha_canonical(ap.task)).second) continue;
       answers.push_back(core::answer_object(c.strategy, ir::print_program(ap.task.program)));
+      r.candidates.push_back(c.id());
     } catch (const std::exception&) {
       continue;
     }

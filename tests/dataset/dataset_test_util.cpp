@@ -98,4 +98,18 @@ std::vector<std::string> tiny_args(const std::string& tasks, const std::string& 
   return {"generate", "--tasks", tasks, "--out", out, "--no-measure", "--no-progress", "--min-per-strategy", "2"};
 }
 
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<core::ojson> read_json_lines(const std::string& path) {
+  std::vector<core::ojson> v;
+  std::ifstream f(path);
+  for (std::string l; std::getline(f, l);) v.push_back(core::ojson::parse(l));
+  return v;
+}
+
 }  // namespace steptp::dataset::dstest

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/json_text.hpp"
+
 namespace steptp::dataset::dstest {
 
 /// A fresh empty directory under the system temp dir (unique per call).
@@ -23,6 +25,12 @@ int spawn_cli(const std::vector<std::string>& args);
 
 /// Every regular file under `dir` (relative path -> bytes), skipping cache.sqlite* and shards/.
 std::map<std::string, std::string> read_tree(const std::string& dir);
+
+/// The bytes of a file ("" when it cannot be read).
+std::string slurp(const std::string& path);
+
+/// The JSON lines of a file, parsed.
+std::vector<core::ojson> read_json_lines(const std::string& path);
 
 /// The common arguments of a tiny, deterministic generation run (task file, no measurement, no progress).
 std::vector<std::string> tiny_args(const std::string& tasks, const std::string& out);

@@ -27,19 +27,8 @@ using dataset::dstest::spawn_cli;
 using dataset::dstest::temp_dir;
 using ojson = core::ojson;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::vector<ojson> jsonl(const std::string& path) {
-  std::vector<ojson> v;
-  std::ifstream f(path);
-  for (std::string l; std::getline(f, l);) v.push_back(ojson::parse(l));
-  return v;
-}
+using dataset::dstest::slurp;
+const auto& jsonl = dataset::dstest::read_json_lines;
 
 class EvalCliSlow : public ::testing::Test {
  protected:

@@ -1,0 +1,251 @@
+#include "policy/cost/analytical.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "policy/cost/program_view.hpp"
+
+namespace steptp::policy::cost {
+namespace {
+
+constexpr double kLine = 64.0;  // cache line bytes
+
+std::string first_line(const std::string& path) {
+  std::ifstream f(path);
+  std::string s;
+  std::getline(f, s);
+  return s;
+}
+
+/// "48K", "2048K", "32M" -> bytes; 0 when unreadable.
+std::int64_t parse_size(const std::string& s) {
+  if (s.empty()) return 0;
+  std::size_t pos = 0;
+  std::int64_t v = 0;
+  try {
+    v = std::stoll(s, &pos);
+  } catch (const std::exception&) {
+    return 0;
+  }
+  if (pos < s.size() && (s[pos] == 'K' || s[pos] == 'k')) v *= 1024;
+  if (pos < s.size() && (s[pos] == 'M' || s[pos] == 'm')) v *= 1024 * 1024;
+  return v;
+}
+
+/// Data (or unified) cache of `level` from sysfs; 0 when absent.
+std::int64_t sysfs_cache(int level) {
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    const std::string lv = first_line(dir + "level");
+    if (lv.empty()) continue;
+    const std::string type = first_line(dir + "type");
+    if (lv == std::to_string(level) && type != "Instruction") return parse_size(first_line(dir + "size"));
+  }
+  return 0;
+}
+
+double detect_ghz() {
+  const std::string khz = first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  try {
+    if (!khz.empty() && std::stod(khz) > 0) return std::stod(khz) / 1e6;
+  } catch (const std::exception&) {
+  }
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string l; std::getline(f, l);)
+    if (l.rfind("cpu MHz", 0) == 0) {
+      auto c = l.find(':');
+      try {
+        double mhz = c == std::string::npos ? 0 : std::stod(l.substr(c + 1));
+        if (mhz > 0) return mhz / 1e3;
+      } catch (const std::exception&) {
+      }
+    }
+  return 3.0;
+}
+
+// ---- the working-set rule (analytical.hpp) ----
+
+/// F_a at chain level k (loops k..d-1 of the statement vary; k == d: none). Bytes.
+double footprint(const StmtView& s, const AccessView& a, std::size_t k) {
+  const std::size_t rank = a.dims.size();
+  if (rank == 0) return kLine;
+  std::vector<double> span(rank), distinct(rank), shape(rank);
+  for (std::size_t d = 0; d < rank; ++d) {
+    shape[d] = d < a.shape.size() ? static_cast<double>(a.shape[d]) : 1.0;
+    double sp = 1, prod = 1;
+    if (a.dims[d]) {
+      for (std::size_t i = k; i < s.loops.size(); ++i) {
+        const std::int64_t c = a.dims[d]->at(s.loops[i]->var);
+        if (c == 0) continue;
+        sp += static_cast<double>(std::llabs(c)) * static_cast<double>(s.loops[i]->extent - 1);
+        prod *= static_cast<double>(s.loops[i]->extent);
+      }
+    } else {
+      bool moves = false;
+      for (std::size_t i = k; i < s.loops.size(); ++i) moves = moves || ir::mentions_var(a.ref->args[d], s.loops[i]->var);
+      sp = prod = moves ? shape[d] : 1.0;
+    }
+    span[d] = std::min(sp, shape[d]);
+    distinct[d] = std::min({prod, sp, shape[d]});
+  }
+  // the contiguous run: the last dimension, merged with outer ones while everything inside is covered whole
+  std::size_t d = rank - 1;
+  double run_span = span[d], run_distinct = distinct[d], inner = shape[d];
+  while (d > 0 && distinct[d] >= shape[d] && (d == rank - 1 || run_distinct >= inner)) {
+    --d;
+    run_span = (span[d] - 1) * inner + run_span;
+    run_distinct *= distinct[d];
+    inner *= shape[d];
+  }
+  double rest = 1;
+  for (std::size_t i = 0; i < d; ++i) rest *= distinct[i];
+  const double lines = std::min(run_distinct, std::ceil(run_span * a.elem_bytes / kLine));
+  return rest * std::max(1.0, lines) * kLine;
+}
+
+/// Bytes moved into a cache of `capacity` bytes by the statements of one top-level nest.
+double nest_traffic(const std::vector<const StmtView*>& stmts, double capacity) {
+  // W(L) per loop: sum over distinct access keys under L of the largest footprint at L
+  std::map<const ir::Loop*, std::map<std::string, double>> under;
+  for (const StmtView* s : stmts)
+    for (std::size_t k = 0; k < s->loops.size(); ++k)
+      for (const auto& a : s->accesses) {
+        double& f = under[s->loops[k]][a.key];
+        f = std::max(f, footprint(*s, a, k));
+      }
+  std::map<const ir::Loop*, double> ws;
+  for (const auto& [l, m] : under) {
+    double w = 0;
+    for (const auto& kv : m) w += kv.second;
+    ws[l] = w;
+  }
+  // traffic per (access key, loop L that does not fit; nullptr: the whole nest fits), counted once
+  std::map<std::pair<std::string, const ir::Loop*>, double> traffic;
+  for (const StmtView* s : stmts) {
+    const std::size_t depth = s->loops.size();
+    std::size_t miss = depth;  // depth: no loop overflows
+    for (std::size_t k = depth; k-- > 0;)
+      if (ws[s->loops[k]] > capacity) {
+        miss = k;
+        break;
+      }
+    double outside = 1;  // runs of the loop that overflows; the whole nest runs once when none does
+    if (miss < depth)
+      for (std::size_t i = 0; i < miss; ++i) outside *= static_cast<double>(s->loops[i]->extent);
+    const std::size_t level = miss == depth ? 0 : miss;
+    const ir::Loop* at = miss == depth ? nullptr : s->loops[miss];
+    for (const auto& a : s->accesses) {
+      double& t = traffic[{a.key, at}];
+      t = std::max(t, footprint(*s, a, level) * outside);
+    }
+  }
+  double total = 0;
+  for (const auto& kv : traffic) total += kv.second;
+  return total;
+}
+
+int stmt_parallelism(const StmtView& s, int threads) {
+  if (s.parallel_loop < 0) return 1;
+  return static_cast<int>(std::min<std::int64_t>(threads, s.loops[s.parallel_loop]->extent));
+}
+
+}  // namespace
+
+MachineModel MachineModel::detect(int threads) {
+  MachineModel m;
+  m.threads = std::max(1, threads);
+  const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE),
+             l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const std::int64_t s1 = l1 > 0 ? l1 : sysfs_cache(1), s2 = l2 > 0 ? l2 : sysfs_cache(2),
+                     s3 = l3 > 0 ? l3 : sysfs_cache(3);
+  if (s1 > 0) m.l1_bytes = s1;
+  if (s2 > 0) m.l2_bytes = s2;
+  if (s3 > 0) m.llc_bytes = s3;
+  if (m.llc_bytes < m.l2_bytes) m.llc_bytes = m.l2_bytes;  // no L3: the L2 is the last level
+  m.ghz = detect_ghz();
+#if defined(__x86_64__) || defined(__i386__)
+  m.vector_lanes_f32 = __builtin_cpu_supports("avx2") ? 8 : 4;
+#else
+  m.vector_lanes_f32 = 4;
+#endif
+  return m;
+}
+
+core::ojson MachineModel::to_json() const {
+  return core::ojson{{"flops_per_cycle_scalar", flops_per_cycle_scalar},
+                     {"ghz", ghz},
+                     {"vector_lanes_f32", vector_lanes_f32},
+                     {"l1_bytes", l1_bytes},
+                     {"l2_bytes", l2_bytes},
+                     {"llc_bytes", llc_bytes},
+                     {"dram_bytes_per_s", dram_bytes_per_s},
+                     {"llc_bytes_per_s", llc_bytes_per_s},
+                     {"l2_bytes_per_s", l2_bytes_per_s},
+                     {"threads", threads}};
+}
+
+MachineModel MachineModel::from_json(const core::ojson& j) {
+  auto num = [&](const char* k) {
+    if (!j.is_object() || !j.contains(k) || !j[k].is_number() || j[k].get<double>() <= 0)
+      throw std::runtime_error(std::string("machine model: member '") + k + "' missing or not a positive number");
+    return j[k].get<double>();
+  };
+  MachineModel m;
+  m.flops_per_cycle_scalar = num("flops_per_cycle_scalar");
+  m.ghz = num("ghz");
+  m.vector_lanes_f32 = static_cast<int>(num("vector_lanes_f32"));
+  m.l1_bytes = static_cast<std::int64_t>(num("l1_bytes"));
+  m.l2_bytes = static_cast<std::int64_t>(num("l2_bytes"));
+  m.llc_bytes = static_cast<std::int64_t>(num("llc_bytes"));
+  m.dram_bytes_per_s = num("dram_bytes_per_s");
+  m.llc_bytes_per_s = num("llc_bytes_per_s");
+  m.l2_bytes_per_s = num("l2_bytes_per_s");
+  m.threads = static_cast<int>(num("threads"));
+  return m;
+}
+
+Estimate analytical_estimate(const ProgramView& v, const MachineModel& m) {
+  Estimate e;
+  const double rate = m.ghz * 1e9 * m.flops_per_cycle_scalar;
+  for (std::size_t n = 0; n < v.nests; ++n) {
+    std::vector<const StmtView*> stmts;
+    for (const auto& s : v.stmts)
+      if (s.nest == n) stmts.push_back(&s);
+    NestEstimate ne;
+    const StmtView* heaviest = nullptr;
+    for (const StmtView* s : stmts) {
+      const double vec = vector_width(*s, m.vector_lanes_f32);
+      ne.compute_s += static_cast<double>(s->instances) * std::max(1.0, s->work) /
+                      (rate * vec * stmt_parallelism(*s, m.threads));
+      if (!heaviest || s->instances > heaviest->instances) heaviest = s;
+    }
+    ne.parallelism = heaviest ? stmt_parallelism(*heaviest, m.threads) : 1;
+    ne.traffic_l1 = nest_traffic(stmts, static_cast<double>(m.l1_bytes));
+    ne.traffic_l2 = nest_traffic(stmts, static_cast<double>(m.l2_bytes));
+    ne.traffic_llc = nest_traffic(stmts, static_cast<double>(m.llc_bytes));
+    const double p = ne.parallelism;
+    ne.memory_s = ne.traffic_l1 / (m.l2_bytes_per_s * p) + ne.traffic_l2 / (m.llc_bytes_per_s * p) +
+                  ne.traffic_llc / (m.dram_bytes_per_s * std::min(p, 4.0));
+    ne.seconds = std::max(ne.compute_s, ne.memory_s);
+    e.compute_s += ne.compute_s;
+    e.memory_s += ne.memory_s;
+    e.seconds += ne.seconds;
+    e.traffic_l1 += ne.traffic_l1;
+    e.traffic_l2 += ne.traffic_l2;
+    e.traffic_llc += ne.traffic_llc;
+    e.nests.push_back(ne);
+  }
+  return e;
+}
+
+Estimate analytical_estimate(const ir::Task& t, const MachineModel& m) {
+  const ProgramView v(t);
+  return analytical_estimate(v, m);
+}
+
+}  // namespace steptp::policy::cost

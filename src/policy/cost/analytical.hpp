@@ -1,0 +1,93 @@
+// The analytical cost model of the `cost` policy (DATASET.md §9.3): a roofline per top-level nest, with a
+// working-set (capacity) estimate of cache traffic. It is the source of the rule below; features.hpp feeds its
+// terms to the learned model too.
+//
+// Predicted seconds of a program = sum over top-level nests of max(compute_s, memory_s).
+//
+// compute_s = sum over the nest's statements S of
+//     instances(S) * max(1, work(S)) / (ghz * 1e9 * flops_per_cycle_scalar * vec(S) * par(S))
+//   work(S)   weighted operations per instance: + - * max min abs 1; / sqrt // % 4; exp log erf ** 16
+//             (the flop count of DATASET.md §6.1 with costly operations weighted; at least 1 for copies);
+//   vec(S)    min(lanes, innermost extent) when the C compiler (-O3 -march=native, no -ffast-math) is assumed
+//             to vectorise S's innermost loop, else 1. Assumed vectorised: every access has stride 0 or ±1
+//             along the innermost loop (strategies/analysis/affine.hpp normal form of the row-major index) and
+//             the write's stride is not 0 (a float reduction into one element is not reassociated without
+//             -ffast-math); or the innermost loop is a V loop whose write moves with it and whose accesses are all
+//             affine (#pragma omp simd). lanes = vector_lanes_f32 * 4 / max(4, bytes of S's target dtype);
+//   par(S)    min(threads, extent of the loop the C lowering parallelises: the outermost non-reducing P loop, or
+//             first B header of the top-level nest, of extent > 1), 1 when there is none.
+//
+// memory_s = T_L1 / (l2_bytes_per_s * p) + T_L2 / (llc_bytes_per_s * p) + T_LLC / (dram_bytes_per_s * min(p, 4))
+//   p         par of the nest's statement with the most instances (private caches scale with threads; DRAM
+//             bandwidth is assumed to saturate at 4 threads);
+//   T_c       bytes moved into a cache of capacity c (l1_bytes, l2_bytes, llc_bytes) from the level below, by the
+//             working-set rule:
+//   * footprint F_a(L) of access a at loop L = bytes of the cache lines (64 B) a touches while L runs once (all
+//     loops at or inside L vary): per subscript entry, an affine entry spans 1 + sum |c_v|(n_v - 1) elements
+//     over the inner loops v (at most the dimension), a non-affine one the whole dimension if it mentions an
+//     inner loop; the innermost dimension (merged with outer ones while the inner ones are covered whole) is
+//     counted in lines, min(distinct elements, ceil(span * element bytes / 64)); a statement with no loop
+//     touches one line per access;
+//   * working set W(L) = sum of F_a(L) over the distinct accesses (buffer + subscript text) of every statement
+//     under L;
+//   * walking a statement's loops from the innermost outward, let L be the first loop whose W(L) exceeds c. Every
+//     iteration of L reuses what one iteration of its body left in the cache (that body fits), but nothing
+//     survives between runs of L: the traffic of a is F_a(L) * (product of the extents of the loops outside L).
+//     When the whole nest fits, a is loaded once: F_a(outermost loop). An access shared by several statements
+//     under the same L counts once.
+// A classic capacity estimate: it ignores associativity conflicts, prefetching and TLB reach.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/json_text.hpp"
+#include "ir/task.hpp"
+
+namespace steptp::policy::cost {
+
+struct ProgramView;
+
+/// The machine the analytical model assumes. Rates in operations or bytes per second, sizes in bytes.
+struct MachineModel {
+  double flops_per_cycle_scalar = 2.0;  // scalar floating-point operations retired per cycle, per core
+  double ghz = 3.0;                     // core clock (GHz)
+  int vector_lanes_f32 = 8;             // f32 lanes the compiler uses (AVX2: 8)
+  std::int64_t l1_bytes = 32 * 1024, l2_bytes = 1024 * 1024, llc_bytes = 16 * 1024 * 1024;  // data cache sizes
+  double dram_bytes_per_s = 12e9;       // one thread's DRAM bandwidth
+  double llc_bytes_per_s = 60e9;        // one core's bandwidth from the last-level cache into L2
+  double l2_bytes_per_s = 120e9;        // one core's bandwidth from L2 into L1 (a steptp addition to the brief)
+  int threads = 1;                      // threads the program runs with (OpenMP)
+
+  /// This machine: cache sizes from sysconf(_SC_LEVEL{1_D,2,3}CACHE_SIZE), else
+  /// /sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}, else the defaults above; the clock from
+  /// cpufreq's cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz", else 3 GHz; 8 lanes with AVX2, 4 without.
+  /// Bandwidths and flops_per_cycle_scalar keep their defaults. `threads` is clamped to at least 1. Never throws.
+  static MachineModel detect(int threads);
+
+  /// {"flops_per_cycle_scalar", "ghz", "vector_lanes_f32", "l1_bytes", "l2_bytes", "llc_bytes",
+  /// "dram_bytes_per_s", "llc_bytes_per_s", "l2_bytes_per_s", "threads"}.
+  core::ojson to_json() const;
+  /// Inverse of to_json. Throws std::runtime_error on a missing member or a non-positive value.
+  static MachineModel from_json(const core::ojson& j);
+};
+
+/// The model's terms for one top-level nest (seconds, bytes).
+struct NestEstimate {
+  double compute_s = 0, memory_s = 0, seconds = 0;
+  double traffic_l1 = 0, traffic_l2 = 0, traffic_llc = 0;  // T_c of the header comment, bytes
+  int parallelism = 1;                                       // p of the header comment
+};
+
+/// The model's terms for a program: per nest and summed (seconds = sum of the nests' max(compute, memory)).
+struct Estimate {
+  std::vector<NestEstimate> nests;
+  double compute_s = 0, memory_s = 0, seconds = 0;
+  double traffic_l1 = 0, traffic_l2 = 0, traffic_llc = 0;
+};
+
+/// The analytical estimate of `t` on machine `m`. Throws ir::LeirError when t does not validate.
+Estimate analytical_estimate(const ir::Task& t, const MachineModel& m);
+/// The same on an already validated view (features.cpp shares one view).
+Estimate analytical_estimate(const ProgramView& v, const MachineModel& m);
+
+}  // namespace steptp::policy::cost

@@ -1,0 +1,133 @@
+// The XGBoost wrapper (xgb.hpp) and the learned model's loader (model.hpp load_cost_model).
+#include "policy/cost/learned.hpp"
+
+#include <cmath>
+#include <mutex>
+#include <stdexcept>
+
+#include "policy/cost/features.hpp"
+#include "policy/cost/model.hpp"
+#include "policy/cost/xgb.hpp"
+
+namespace steptp::policy::cost {
+namespace xgb {
+
+void check(int rc, const std::string& what) {
+  if (rc == 0) return;
+  // XGBoost's message is "[hh:mm:ss] file:line: reason\nStack trace: ...": keep the reason, on one line
+  std::string msg = XGBGetLastError();
+  msg = msg.substr(0, msg.find('\n'));
+  if (!msg.empty() && msg[0] == '[' && msg.find("] ") != std::string::npos) msg = msg.substr(msg.find("] ") + 2);
+  throw std::runtime_error(what + ": " + msg);
+}
+
+Matrix::Matrix(const std::vector<float>& data, std::size_t rows, std::size_t cols) {
+  check(XGDMatrixCreateFromMat(data.data(), rows, cols, std::nanf(""), &h_), "XGBoost: cannot create a matrix");
+}
+Matrix::~Matrix() {
+  if (h_) XGDMatrixFree(h_);
+}
+void Matrix::set_labels(const std::vector<float>& y) {
+  check(XGDMatrixSetFloatInfo(h_, "label", y.data(), y.size()), "XGBoost: cannot set labels");
+}
+
+Booster::Booster(const Matrix* train) {
+  DMatrixHandle d[1] = {train ? train->handle() : nullptr};
+  check(XGBoosterCreate(d, train ? 1 : 0, &h_), "XGBoost: cannot create a booster");
+}
+Booster::~Booster() {
+  if (h_) XGBoosterFree(h_);
+}
+void Booster::set(const std::string& name, const std::string& value) {
+  check(XGBoosterSetParam(h_, name.c_str(), value.c_str()), "XGBoost: parameter " + name);
+}
+void Booster::update(int iteration, const Matrix& train) {
+  check(XGBoosterUpdateOneIter(h_, iteration, train.handle()), "XGBoost: training round failed");
+}
+std::string Booster::save_json() const {
+  bst_ulong len = 0;
+  const char* p = nullptr;
+  check(XGBoosterSaveModelToBuffer(h_, R"({"format": "json"})", &len, &p), "XGBoost: cannot save the model");
+  return std::string(p, len);
+}
+void Booster::load_json(const std::string& text) {
+  check(XGBoosterLoadModelFromBuffer(h_, text.data(), text.size()), "XGBoost could not load the booster");
+}
+std::vector<float> Booster::predict(const Matrix& m) const {
+  const bst_ulong* shape = nullptr;
+  bst_ulong dim = 0;
+  const float* out = nullptr;
+  check(XGBoosterPredictFromDMatrix(h_, m.handle(),
+                                    R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": 0, )"
+                                    R"("strict_shape": false})",
+                                    &shape, &dim, &out),
+        "XGBoost: prediction failed");
+  std::size_t n = 1;
+  for (bst_ulong i = 0; i < dim; ++i) n *= shape[i];
+  return std::vector<float>(out, out + n);
+}
+
+}  // namespace xgb
+
+namespace {
+
+class LearnedModel : public CostModel {
+ public:
+  LearnedModel(std::string path, const MachineModel& m, const std::string& booster_json)
+      : path_(std::move(path)), m_(m) {
+    booster_.load_json(booster_json);
+    booster_.set("nthread", "1");
+  }
+  std::string name() const override { return "xgboost:" + path_; }
+  double score(const ir::Task& t) const override {
+    const std::vector<double> f = program_features(t, m_);
+    const std::vector<float> row(f.begin(), f.end());
+    const xgb::Matrix x(row, 1, row.size());
+    std::lock_guard<std::mutex> lock(mu_);  // one prediction at a time through the booster handle
+    return booster_.predict(x).at(0);
+  }
+
+ private:
+  std::string path_;
+  MachineModel m_;
+  xgb::Booster booster_;
+  mutable std::mutex mu_;
+};
+
+}  // namespace
+
+std::unique_ptr<CostModel> load_cost_model(const std::string& path) {
+  auto bad = [&](const std::string& why) { return std::runtime_error(path + ": not a steptp cost model (" + why + ")"); };
+  const std::string text = ir::read_file(path);  // names the path when unreadable
+  core::ojson j;
+  try {
+    j = core::ojson::parse(text);
+  } catch (const std::exception& e) {
+    throw bad(std::string("invalid JSON: ") + e.what());
+  }
+  if (!j.is_object() || !j.contains("format") || j["format"] != "steptp.cost-model/1")
+    throw bad("format is not \"steptp.cost-model/1\"");
+  if (!j.contains("features") || !j["features"].is_array()) throw bad("no feature list");
+  std::vector<std::string> names;
+  for (const auto& n : j["features"]) {
+    if (!n.is_string()) throw bad("a feature name is not a string");
+    names.push_back(n.get<std::string>());
+  }
+  if (names != feature_names())
+    throw bad("its " + std::to_string(names.size()) + " features differ from this build's " +
+              std::to_string(feature_names().size()) + "; retrain it");
+  if (!j.contains("booster") || !j["booster"].is_object()) throw bad("no booster object");
+  MachineModel m;
+  try {
+    m = MachineModel::from_json(j.contains("machine") ? j["machine"] : core::ojson());
+  } catch (const std::exception& e) {
+    throw bad(e.what());
+  }
+  try {
+    return std::make_unique<LearnedModel>(path, m, j["booster"].dump());
+  } catch (const std::exception& e) {
+    throw bad(e.what());
+  }
+}
+
+}  // namespace steptp::policy::cost

@@ -1,0 +1,64 @@
+// The learned cost model: XGBoost gradient-boosted trees (C API) over features.hpp, predicting the log2 latency
+// in seconds of a program, trained on the measured records of a `steptp generate` dataset (DATASET.md §4).
+//
+// Model file (JSON, written atomically):
+//   {"format": "steptp.cost-model/1", "features": [names, in vector order], "machine": MachineModel::to_json(),
+//    "booster": <XGBoost's own JSON model (XGBoosterSaveModelToBuffer, {"format": "json"})>,
+//    "train": TrainReport::to_json()}
+// The machine model is the one the features were computed with at training time; scoring uses it too.
+//
+// Training data: every record whose `measurement` is non-null. Each distinct program (its task JSON) is one row:
+// a before program with the median of its records' before.median_ns, an after program with the median of its
+// after.median_ns; target log2(latency in seconds). Held out by workload: workload w is held out when
+// derive(seed, "cost-model-holdout", {w}) / 2^64 < holdout_frac (core/hash.hpp), adjusted so that both sides
+// have a workload when there are two or more. Deterministic: fixed seed, nthread = 1, exact tree method.
+//
+// Pairwise accuracy on held-out tasks: over the pairs of distinct programs of one task (the before program and
+// the programs measured against it) whose measured latencies differ, the fraction the model orders like the
+// measurement (an exact tie in the prediction counts 1/2). "Record" accuracy: over held-out records, the fraction
+// where the model orders before and after like that record's paired measurement (speedup > 1 or < 1).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/json_text.hpp"
+#include "policy/cost/analytical.hpp"
+
+namespace steptp::policy::cost {
+
+struct TrainOptions {
+  double holdout_frac = 0.2;  // fraction of workloads held out, in [0, 1)
+  std::uint64_t seed = 0;     // hold-out draw and XGBoost seed
+  int rounds = 200;           // boosting rounds
+  int max_depth = 6;          // tree depth
+  double eta = 0.1;           // learning rate
+  MachineModel machine;       // for the features (callers pass MachineModel::detect(1))
+};
+
+/// Pairwise accuracy counts of one model.
+struct PairScore {
+  double correct = 0;  // ties count 1/2
+  std::int64_t pairs = 0;
+  double accuracy() const { return pairs > 0 ? correct / static_cast<double>(pairs) : 0.0; }
+};
+
+struct TrainReport {
+  std::string dataset;                      // the records file read
+  std::int64_t records = 0, measured_records = 0, skipped_records = 0;  // skipped: a program failed to parse
+  std::int64_t programs = 0, train_programs = 0, heldout_programs = 0;
+  std::int64_t workloads = 0;
+  std::vector<std::string> heldout_workloads;
+  std::int64_t heldout_records = 0;
+  double train_rmse = 0;                    // log2 seconds, learned model on its training rows
+  PairScore learned_pairs, analytical_pairs;    // program pairs within held-out tasks
+  PairScore learned_records, analytical_records;  // before/after of held-out records
+  core::ojson to_json() const;
+};
+
+/// Trains on DATASET (a dataset directory, whose archive/all.jsonl is read, or a records .jsonl file) and writes
+/// the model file to `out_path`. Throws std::runtime_error on an unreadable or empty dataset (no measured record,
+/// fewer than two programs to train on), a bad option, or an XGBoost failure.
+TrainReport train_learned_model(const std::string& dataset, const std::string& out_path, const TrainOptions& o);
+
+}  // namespace steptp::policy::cost

@@ -1,0 +1,68 @@
+// Internal to src/policy/cost/: one validated view of a program that the feature extractor and the analytical
+// model share. Statements with their enclosing loop chains, instance counts, operation counts and buffer accesses
+// (affine subscripts in the normal form of strategies/analysis/affine.hpp).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/task.hpp"
+#include "ir/validate.hpp"
+#include "strategies/analysis/affine.hpp"
+
+namespace steptp::policy::cost {
+
+/// One distinct buffer access of a statement (the same buffer with the same printed subscript counts once; a
+/// statement's write and its read of the same element are one access with `write` set).
+struct AccessView {
+  const ir::Expr* ref = nullptr;   // the Ref node inside ProgramView::task
+  std::string buffer;
+  std::string key;                 // buffer name + printed subscript: identifies the access within a nest
+  bool write = false;
+  bool gather = false;             // some subscript entry reads a buffer
+  int elem_bytes = 4;
+  std::vector<std::int64_t> shape; // the buffer's shape (inferred for intermediates); empty for 0-d
+  std::vector<std::optional<strategy::analysis::Linear>> dims;  // per subscript entry; nullopt: not affine
+
+  /// Coefficient of loop key `var` in the row-major linear element index (elements); nullopt when a subscript
+  /// entry that mentions `var` is not affine.
+  std::optional<std::int64_t> stride(const std::string& var) const;
+};
+
+/// One statement in text order.
+struct StmtView {
+  const ir::Stmt* stmt = nullptr;
+  std::vector<const ir::Loop*> loops;  // enclosing loops, outermost first (nested nests included)
+  std::size_t nest = 0;                // top-level nest index
+  std::int64_t instances = 1;          // product of the loop extents
+  std::int64_t flops = 0;              // per instance, DATASET.md §6.1 (+ - * /, max/min and intrinsic calls)
+  double work = 0;                     // per instance, weighted: + - * max min abs 1, / sqrt 4, exp log erf ** 16
+  int expensive_ops = 0;               // per instance: / sqrt exp log erf **
+  ir::DType dtype = ir::DType::F32;    // the target's effective dtype
+  int parallel_loop = -1;              // index in `loops` of the loop the C lowering runs with omp parallel for
+  std::vector<AccessView> accesses;    // the write first, then reads
+};
+
+/// Accesses of `s` whose stride along its innermost loop is neither 0 nor ±1, or unknown (0 without loops).
+int nonunit_inner_accesses(const StmtView& s);
+
+/// Is every access of `s` of stride 0 or ±1 along its innermost loop? (true without loops)
+bool inner_unit_or_invariant(const StmtView& s);
+
+/// Vector lanes the analytical model assumes for s's innermost loop (analytical.hpp, vec(S)); 1 when scalar.
+int vector_width(const StmtView& s, int vector_lanes_f32);
+
+/// A validated copy of a task and its statements. Not copyable: statements point into `task`.
+struct ProgramView {
+  explicit ProgramView(const ir::Task& t);  // throws ir::LeirError when t does not validate
+  ProgramView(const ProgramView&) = delete;
+  ProgramView& operator=(const ProgramView&) = delete;
+
+  ir::Task task;
+  ir::Analysis analysis;
+  std::vector<StmtView> stmts;
+  std::size_t nests = 0;
+};
+
+}  // namespace steptp::policy::cost

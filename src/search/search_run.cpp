@@ -1,0 +1,304 @@
+#include "search/search_run.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/cache.hpp"
+#include "core/canon.hpp"
+#include "core/hash.hpp"
+#include "dataset/config.hpp"
+#include "dataset/progress.hpp"
+#include "dataset/record.hpp"
+#include "dataset/timing.hpp"
+#include "frontend/workloads.hpp"
+#include "ir/diag.hpp"
+#include "ir/task.hpp"
+#include "runtime/library_baseline.hpp"
+#include "search/report.hpp"
+
+namespace fs = std::filesystem;
+
+namespace steptp::search {
+namespace {
+
+/// One root task, or why it cannot be searched.
+struct Root {
+  std::string task_id, workload;
+  std::optional<ir::Task> task;
+  std::string error;
+};
+
+std::string short_id(const ir::Task& t) { return core::task_key(t).substr(0, 32); }
+
+std::vector<Root> dataset_roots(const SearchOptions& opt, ojson& manifest) {
+  const std::string& dir = opt.data_dir;
+  if (!fs::is_directory(dir)) throw SearchInputError("dataset directory " + dir + " does not exist");
+  const std::string mpath = dir + "/manifest.json";
+  if (!fs::exists(mpath)) throw SearchInputError(dir + " is not a steptp dataset (no manifest.json; run `steptp generate`)");
+  try {
+    std::ifstream in(mpath);
+    manifest = ojson::parse(in);
+  } catch (const std::exception&) {
+    throw SearchInputError(mpath + ": not JSON");
+  }
+  const std::string apath = dir + "/archive/" + opt.split + ".jsonl";
+  std::ifstream in(apath);
+  if (!in) throw SearchInputError("missing split: " + apath + " not found");
+  std::set<std::string> wanted(opt.workloads.begin(), opt.workloads.end()), tasks;
+  std::map<std::string, int> per_workload;
+  std::vector<Root> roots;
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    ojson rec;
+    try {
+      rec = ojson::parse(line);
+    } catch (const std::exception&) {
+      throw SearchInputError(apath + ":" + std::to_string(no) + ": not a JSON line");
+    }
+    if (!rec.is_object() || !rec.contains("step") || rec["step"].value("index", 0) != 1) continue;
+    Root r;
+    r.task_id = rec.value("task_id", "");
+    r.workload = rec.value("workload", "");
+    if (r.task_id.empty() || tasks.count(r.task_id)) continue;
+    if (!wanted.empty() && !wanted.count(r.workload)) continue;
+    if (per_workload[r.workload] >= opt.tasks_per_workload) continue;
+    ++per_workload[r.workload];
+    tasks.insert(r.task_id);
+    try {
+      r.task = dataset::record_task(rec, false);
+    } catch (const std::exception& e) {
+      r.error = apath + ":" + std::to_string(no) + ": " + e.what();
+    }
+    roots.push_back(std::move(r));
+  }
+  if (roots.empty()) throw SearchInputError(apath + " has no root task" + (wanted.empty() ? "" : " of the given --workloads"));
+  return roots;
+}
+
+std::vector<Root> file_roots(const std::string& path) {
+  std::vector<ir::TaskOrError> items;
+  try {
+    items = ir::read_tasks_jsonl(path);
+  } catch (const std::exception& e) {
+    throw SearchInputError("--tasks " + path + ": " + e.what());
+  }
+  if (items.empty()) throw SearchInputError("--tasks " + path + ": no task in the file");
+  std::vector<Root> roots;
+  for (auto& it : items) {
+    Root r;
+    r.workload = it.task.workload;
+    if (it.ok) {
+      r.task_id = short_id(it.task);
+      r.task = std::move(it.task);
+    } else {
+      r.task_id = "line-" + std::to_string(it.line);
+      r.error = path + ": " + it.error.headline();
+    }
+    roots.push_back(std::move(r));
+  }
+  return roots;
+}
+
+std::vector<Root> workload_roots(const SearchOptions& opt) {
+  const auto parsed = ir::parse_dtype(opt.dtype);
+  if (!parsed) throw SearchInputError("--dtype " + opt.dtype + ": unknown dtype (f32, f64, f16, bf16)");
+  const ir::DType dt = *parsed;
+  std::vector<Root> roots;
+  for (const auto& name : opt.workloads) {
+    const frontend::Workload* w = frontend::find_workload(name);
+    if (!w) throw SearchInputError("unknown workload '" + name + "' (see `steptp workloads list`)");
+    Root r;
+    r.workload = name;
+    try {
+      r.task = frontend::emit(*w, opt.small ? frontend::small_params(*w) : frontend::default_params(*w), dt);
+      r.task_id = short_id(*r.task);
+    } catch (const std::exception& e) {
+      r.task_id = name;
+      r.error = name + ": " + e.what();
+    }
+    roots.push_back(std::move(r));
+  }
+  return roots;
+}
+
+std::string file_digest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return core::H({s});
+}
+
+/// What makes a policy's replies: part of the resume key.
+std::string policy_identity(const policy::PolicySpec& p) {
+  if (p.name == "llm")
+    return core::H({"llm", p.llm.base_url, p.llm.model, fmt::format("{}", p.llm.temperature),
+                    std::to_string(p.llm.max_tokens), p.llm.seed ? std::to_string(*p.llm.seed) : ""});
+  if (p.name == "replay") return core::H({"replay", file_digest(p.replay_file)});
+  if (p.name == "cost")
+    return core::H({"cost", p.cost_model, p.cost_model == "analytical" ? std::to_string(p.threads) : file_digest(p.cost_model),
+                    std::to_string(p.enum_limit)});
+  return core::H({p.name, std::to_string(p.seed)});
+}
+
+std::string lines(const std::vector<ojson>& v) {
+  std::string s;
+  for (const auto& j : v) s += core::dump_py(j) + "\n";
+  return s;
+}
+
+}  // namespace
+
+SearchRunResult run_search(const SearchOptions& opt_in) {
+  SearchOptions opt = opt_in;
+  const auto t0 = std::chrono::steady_clock::now();
+  // --- validate the flags
+  const auto& names = algorithm_names();
+  if (std::find(names.begin(), names.end(), opt.search.algorithm) == names.end())
+    throw SearchInputError("unknown algorithm '" + opt.search.algorithm + "' (chain, greedy, beam, dfs, bfs, mcts)");
+  if (opt.search.proposals < 1) throw SearchInputError("--proposals must be at least 1");
+  if (opt.search.measurements < 1) throw SearchInputError("--measurements must be at least 1");
+  if (opt.search.llm_mode != "multi" && opt.search.llm_mode != "samples")
+    throw SearchInputError("--llm-mode " + opt.search.llm_mode + ": expected multi or samples");
+  if (opt.timer != "real" && opt.timer != "fixed") throw SearchInputError("--timer " + opt.timer + ": expected real or fixed");
+  if (opt.out_dir.empty()) throw SearchInputError("give --out DIR");
+  if (int(!opt.data_dir.empty()) + int(!opt.tasks_file.empty()) + int(opt.data_dir.empty() && opt.tasks_file.empty() &&
+                                                                      !opt.workloads.empty()) != 1)
+    throw SearchInputError("give the roots: a dataset directory, --tasks FILE.jsonl or --workloads NAME...");
+  // --- roots and the generator configuration they come with
+  ojson manifest;
+  std::vector<Root> roots = !opt.data_dir.empty()    ? dataset_roots(opt, manifest)
+                            : !opt.tasks_file.empty() ? file_roots(opt.tasks_file)
+                                                      : workload_roots(opt);
+  if (opt.limit > 0 && roots.size() > std::size_t(opt.limit)) roots.resize(opt.limit);
+  dataset::GenConfig gen;
+  if (manifest.is_object() && manifest.contains("config")) gen = dataset::GenConfig::from_json(manifest["config"]["gen"]);
+  gen.timer = opt.timer;
+  gen.measure = true;
+  if (opt.repeats > 0) gen.repeats = opt.repeats;
+  gen.threads = opt.threads;
+  if (opt.search.seed == 0) opt.search.seed = gen.master_seed;
+  if (opt.policy.seed == 0) opt.policy.seed = opt.search.seed;
+  opt.policy.threads = opt.threads;
+  // --- output, cache, timers, grader, policy
+  std::error_code ec;
+  fs::create_directories(opt.out_dir, ec);
+  if (ec || !fs::is_directory(opt.out_dir))
+    throw SearchInputError("--out " + opt.out_dir + ": cannot create the directory (" + ec.message() + ")");
+  core::Cache cache(opt.cache_path.empty() ? opt.out_dir + "/cache.sqlite" : opt.cache_path);
+  dataset::Timer timer(gen, &cache);
+  dataset::GenConfig cold = gen;
+  cold.cold_cache = true;
+  dataset::Timer cold_timer(cold, &cache, timer.gate());
+  eval::GradeConfig gc = opt.grade;
+  gc.master_seed = opt.search.seed;
+  gc.equiv_draws = gen.equiv_draws;
+  gc.interp_max_ops = gen.interp_max_ops;
+  gc.measure = true;
+  gc.equiv_stream = "search-equiv";
+  gc.recheck_faster = false;
+  eval::Grader grader(gc, &timer, &cold_timer);
+  std::unique_ptr<policy::Policy> pol;
+  policy::LlmPolicy* llm = nullptr;
+  try {
+    pol = policy::make_policy(opt.policy, &cache, "llm, replay, random, cost", &llm);
+  } catch (const policy::PolicySpecError& e) {
+    throw SearchInputError(e.what());
+  }
+  const std::string run_key = core::H({"steptp.search/1", core::dump_py(opt.search.to_json()), policy_identity(opt.policy),
+                                       timer.env(), gen.timer, std::to_string(gen.repeats), std::to_string(gen.threads),
+                                       core::dump_py(ojson{{"suspicious", gc.suspicious_speedup},
+                                                           {"recheck_trials", gc.recheck_trials},
+                                                           {"faster", gc.faster_threshold},
+                                                           {"consistency", gc.consistency_enum_limit},
+                                                           {"baseline", opt.baseline}})});
+  // --- the tasks
+  std::vector<ojson> results, proposals, transcripts;
+  std::int64_t resumed = 0;
+  auto write_outputs = [&] {
+    ir::write_file_atomic(opt.out_dir + "/results.jsonl", lines(results));
+    ir::write_file_atomic(opt.out_dir + "/proposals.jsonl", lines(proposals));
+    ir::write_file_atomic(opt.out_dir + "/transcripts.jsonl", lines(transcripts));
+    const ojson summary = summarize(results, opt.search, opt.policy.name);
+    ir::write_file_atomic(opt.out_dir + "/summary.json", core::dump_py(summary) + "\n");
+    ir::write_file_atomic(opt.out_dir + "/summary.md", summary_markdown(summary, results));
+    return summary;
+  };
+  dataset::Progress progress("search " + opt.search.algorithm + "/" + opt.policy.name, std::int64_t(roots.size()),
+                             opt.progress);
+  for (const Root& root : roots) {
+    ojson done;  // {result, proposals, transcripts}
+    const std::string key = root.task ? core::H({run_key, core::alpha_canonical(*root.task)}) : "";
+    if (!key.empty())
+      if (auto v = cache.get("search_results", key)) {
+        done = ojson::parse(*v);
+        ++resumed;
+      }
+    if (done.is_null()) {
+      if (!root.task) {
+        done = {{"result", failed_task_result(root.task_id, root.workload, opt.search, opt.policy.name, root.error)},
+                {"proposals", ojson::array()}, {"transcripts", ojson::array()}};
+      } else {
+        try {
+          auto ctx = std::make_shared<eval::TaskContext>(*root.task);
+          Search s(opt.search, *pol, grader, ctx, root.workload);
+          try {
+            run_algorithm(s);
+          } catch (const policy::PolicyError&) {
+            write_outputs();
+            throw;
+          }
+          ojson base = nullptr;
+          if (opt.baseline) base = runtime::time_library_baseline(root.workload, *root.task, gen.repeats, opt.threads);
+          done["result"] = task_result(s, root.task_id, root.workload, opt.policy.name, timer, base);
+          done["proposals"] = ojson::array();
+          for (const auto& p : s.proposals()) {
+            ojson j = p.to_json();
+            j["task_id"] = root.task_id;
+            done["proposals"].push_back(std::move(j));
+          }
+          done["transcripts"] = ojson::array();
+          for (const auto& t : s.transcripts()) {
+            ojson j = t;
+            j["task_id"] = root.task_id;
+            done["transcripts"].push_back(std::move(j));
+          }
+          cache.put("search_results", key, core::dump_py(done));
+        } catch (const policy::PolicyError&) {
+          throw;
+        } catch (const ir::LeirError& e) {
+          done = {{"result", failed_task_result(root.task_id, root.workload, opt.search, opt.policy.name,
+                                                e.code() + ": " + e.diag().headline())},
+                  {"proposals", ojson::array()}, {"transcripts", ojson::array()}};
+        } catch (const std::exception& e) {
+          done = {{"result", failed_task_result(root.task_id, root.workload, opt.search, opt.policy.name, e.what())},
+                  {"proposals", ojson::array()}, {"transcripts", ojson::array()}};
+        }
+      }
+    }
+    results.push_back(done["result"]);
+    for (const auto& p : done["proposals"]) proposals.push_back(p);
+    for (const auto& t : done["transcripts"]) transcripts.push_back(t);
+    write_outputs();
+    progress.tick();
+  }
+  progress.finish();
+  SearchRunResult out;
+  out.summary = write_outputs();
+  std::int64_t hits = 0, misses = 0;
+  for (const auto& [t, hm] : cache.counters())
+    if (t == "measurements") hits = hm.first, misses = hm.second;
+  out.run = {{"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
+             {"tasks", roots.size()}, {"resumed_tasks", resumed}, {"env", timer.env()},
+             {"measurement_cache", {{"hits", hits}, {"misses", misses}}},
+             {"llm_requests", llm ? ojson(llm->requests()) : ojson(nullptr)}};
+  ir::write_file_atomic(opt.out_dir + "/run.json", core::dump_py(out.run) + "\n");
+  return out;
+}
+
+}  // namespace steptp::search

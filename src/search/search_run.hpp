@@ -1,0 +1,65 @@
+// `steptp search` (DATASET.md §9): runs one (algorithm, policy) over a list of root tasks and writes
+// OUT/{results.jsonl, proposals.jsonl, transcripts.jsonl, summary.json, summary.md, run.json}, each atomically.
+//
+// Roots: the root tasks of a dataset's test split (the before program of its step-1 records, `tasks_per_workload`
+// per workload, in archive order), the tasks of a JSONL task file (as `steptp workloads emit` writes them), or
+// built-in workloads at their default (or small) shapes.
+//
+// Resumption: each finished task's result line (with its proposals and transcripts) is committed to the
+// `search_results` table of the cache under H(configuration, policy, timer, root program); the exchanges with an
+// llm endpoint go to `llm_calls` and measurements to `measurements` as they happen. A rerun after kill -9 takes
+// finished tasks from the cache and replays the interrupted one from the llm and measurement caches, so the
+// outputs equal those of an uninterrupted run. Output files are rewritten after every task.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/json_text.hpp"
+#include "eval/grader.hpp"
+#include "policy/factory.hpp"
+#include "search/engine.hpp"
+
+namespace steptp::search {
+
+/// Bad input of a search (no roots, unknown workload or algorithm, bad budget, unreadable task file, bad policy
+/// flags): the CLI prints the message as one line and exits 2.
+class SearchInputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SearchOptions {
+  // roots (exactly one source, or a dataset plus --workloads to filter it)
+  std::string data_dir;               // a dataset written by `steptp generate`
+  std::string split = "test";
+  int tasks_per_workload = 1;
+  std::string tasks_file;             // JSONL of tasks
+  std::vector<std::string> workloads; // built-in workloads (or a filter on the dataset's)
+  bool small = false;                 // built-in workloads at their small shapes
+  std::string dtype = "f32";
+  int limit = 0;                      // search only the first N roots (0 = all)
+  std::string out_dir;
+  policy::PolicySpec policy;          // llm | replay | random | cost
+  SearchConfig search;
+  std::string timer = "real";         // real | fixed (deterministic latency model, for tests)
+  int repeats = 0;                    // timing repeats (0 = the dataset's, else 15)
+  int threads = 1;                    // kernel threads (OMP) for the measured programs and the baseline
+  bool baseline = true;               // time the library baseline where one exists (CBLAS builds)
+  std::string cache_path;             // "" = OUT/cache.sqlite
+  bool progress = true;
+  eval::GradeConfig grade;            // suspicious_speedup, recheck_trials, faster_threshold (re-check)
+};
+
+struct SearchRunResult {
+  ojson summary;                      // summary.json
+  ojson run;                          // run.json: wall time, cache counters, LLM requests
+};
+
+/// Runs the search over every root. Throws SearchInputError on bad input, policy::PolicyError when the policy
+/// fails fatally (the finished tasks are written first), std::runtime_error on I/O failures. A root that does not
+/// validate, or a non-fatal failure of one task, is recorded as that task's error and the run continues.
+SearchRunResult run_search(const SearchOptions& opt);
+
+}  // namespace steptp::search

@@ -1,0 +1,269 @@
+// Cost models of the `cost` policy (DATASET.md §9.3, src/policy/cost/): the analytical model's rankings on
+// matmul variants with hand-computed terms, the features of tiny programs, and the learned model end to end
+// (train on a small fixed-timer dataset, deterministic bytes, load, score, corrupt files).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "../dataset/dataset_test_util.hpp"
+#include "../strategies/strategy_test_util.hpp"
+#include "policy/cost/analytical.hpp"
+#include "policy/cost/features.hpp"
+#include "policy/cost/model.hpp"
+
+namespace steptp::policy::cost {
+namespace {
+
+namespace fs = std::filesystem;
+using strategy::testing::make_task;
+using R = ir::Role;
+
+/// A fixed machine, so that the expected numbers below can be worked out by hand.
+MachineModel test_machine(int threads = 1) {
+  MachineModel m;
+  m.flops_per_cycle_scalar = 2;
+  m.ghz = 2;  // 4e9 scalar flop/s
+  m.vector_lanes_f32 = 8;
+  m.l1_bytes = 32768;
+  m.l2_bytes = 1048576;
+  m.llc_bytes = 16777216;
+  m.dram_bytes_per_s = 10e9;
+  m.llc_bytes_per_s = 50e9;
+  m.l2_bytes_per_s = 100e9;
+  m.threads = threads;
+  return m;
+}
+
+ir::Task matmul(const std::string& leir, std::int64_t n) {
+  return make_task(leir, {{"A", R::Input, {n, n}}, {"E", R::Input, {n, n}}, {"C", R::Output, {n, n}}});
+}
+
+const char* kIjk = "L^{256}_{i=0}L^{256}_{j=0}L^{256}_{k=0}[C_{i,j}=C_{i,j}+A_{i,k}*E_{k,j};];";
+const char* kIkj = "L^{256}_{i=0}L^{256}_{k=0}L^{256}_{j=0}[C_{i,j}=C_{i,j}+A_{i,k}*E_{k,j};];";
+
+TEST(CostAnalytical, MatmulIkjBeatsIjkWithHandComputedTerms) {
+  const MachineModel m = test_machine();
+  const Estimate ijk = analytical_estimate(matmul(kIjk, 256), m), ikj = analytical_estimate(matmul(kIkj, 256), m);
+  // compute: 2^24 instances * 2 flops / 4e9; ijk's innermost k writes C with stride 0 (a reduction: scalar),
+  // ikj's innermost j has strides C 1, A 0, B 1: 8 lanes
+  EXPECT_NEAR(ijk.compute_s, 8.388608e-3, 1e-12);
+  EXPECT_NEAR(ikj.compute_s, 1.048576e-3, 1e-12);
+  // L1 (32 KiB): the first loop from inside whose working set overflows is the middle one in both orders (ikj:
+  // k-level W = C row 1 KiB + A row 1 KiB + all of B 256 KiB); traffic = 264192 B * 256 runs
+  EXPECT_DOUBLE_EQ(ikj.traffic_l1, 264192.0 * 256);
+  EXPECT_DOUBLE_EQ(ijk.traffic_l1, 264192.0 * 256);
+  // L2 and LLC hold all three matrices (768 KiB): compulsory traffic only
+  EXPECT_DOUBLE_EQ(ikj.traffic_l2, 786432.0);
+  EXPECT_DOUBLE_EQ(ikj.traffic_llc, 786432.0);
+  const double mem = 264192.0 * 256 / 100e9 + 786432.0 / 50e9 + 786432.0 / 10e9;
+  EXPECT_NEAR(ikj.memory_s, mem, 1e-12);
+  EXPECT_NEAR(ikj.seconds, 1.048576e-3, 1e-12);  // compute-bound
+  EXPECT_NEAR(ijk.seconds, 8.388608e-3, 1e-12);
+  EXPECT_LT(ikj.seconds, ijk.seconds);
+  const auto model = make_analytical_model(m);
+  EXPECT_EQ(model->name(), "analytical");
+  EXPECT_NEAR(model->score(matmul(kIkj, 256)), std::log2(1.048576e-3), 1e-9);
+  EXPECT_LT(model->score(matmul(kIkj, 256)), model->score(matmul(kIjk, 256)));
+}
+
+TEST(CostAnalytical, TiledMatmulIsFasterAt512) {
+  const MachineModel m = test_machine();
+  const ir::Task plain = matmul("L^{512}_{i=0}L^{512}_{k=0}L^{512}_{j=0}[C_{i,j}=C_{i,j}+A_{i,k}*E_{k,j};];", 512);
+  const ir::Task tiled = matmul(
+      "L^{8}_{d=0}L^{8}_{f=0}L^{512}_{i=0}L^{64}_{k=0}L^{64}_{j=0}"
+      "[C_{i,d*64+j}=C_{i,d*64+j}+A_{i,f*64+k}*E_{f*64+k,d*64+j};];",
+      512);
+  const Estimate p = analytical_estimate(plain, m), t = analytical_estimate(tiled, m);
+  EXPECT_NEAR(p.compute_s, 8.388608e-3, 1e-12);  // both vectorised, 2^28 flops / (4e9 * 8)
+  EXPECT_NEAR(t.compute_s, 8.388608e-3, 1e-12);
+  // untiled: all of B (1 MiB) plus two rows overflow L1 and L2 at the k loop: (2 + 2 + 1024) KiB per i
+  EXPECT_DOUBLE_EQ(p.traffic_l1, (2048.0 + 2048 + 1048576) * 512);
+  EXPECT_DOUBLE_EQ(p.traffic_l2, (2048.0 + 2048 + 1048576) * 512);
+  EXPECT_DOUBLE_EQ(p.traffic_llc, 3.0 * 1048576);
+  // tiled: a 64x64 tile of B (16 KiB) and two 64-element rows fit L1; the i loop (C and A panels of 128 KiB each
+  // plus the B tile) does not, once per (d, f); L2 overflows at f: C panel + all of A + a B column panel, per d
+  EXPECT_DOUBLE_EQ(t.traffic_l1, (131072.0 + 131072 + 16384) * 64);
+  EXPECT_DOUBLE_EQ(t.traffic_l2, (131072.0 + 1048576 + 131072) * 8);
+  EXPECT_DOUBLE_EQ(t.traffic_llc, 3.0 * 1048576);
+  EXPECT_NEAR(p.seconds, p.traffic_l1 / 100e9 + p.traffic_l2 / 50e9 + p.traffic_llc / 10e9, 1e-12);  // memory-bound
+  EXPECT_NEAR(t.seconds, 8.388608e-3, 1e-12);
+  EXPECT_LE(t.seconds, p.seconds);
+  EXPECT_LT(t.seconds, p.seconds);
+}
+
+TEST(CostAnalytical, ParallelOuterLoopIsFasterWithThreads) {
+  const ir::Task par =
+      matmul("P^{256}_{i=0}L^{256}_{k=0}L^{256}_{j=0}[C_{i,j}=C_{i,j}+A_{i,k}*E_{k,j};];", 256);
+  const ir::Task ser = matmul(kIkj, 256);
+  const Estimate p4 = analytical_estimate(par, test_machine(4)), s4 = analytical_estimate(ser, test_machine(4));
+  EXPECT_EQ(p4.nests.at(0).parallelism, 4);
+  EXPECT_NEAR(p4.compute_s, 1.048576e-3 / 4, 1e-12);
+  EXPECT_NEAR(p4.seconds, 1.048576e-3 / 4, 1e-12);
+  EXPECT_NEAR(s4.seconds, 1.048576e-3, 1e-12);
+  EXPECT_LT(p4.seconds, s4.seconds);
+  // one thread: the P loop changes nothing
+  EXPECT_DOUBLE_EQ(analytical_estimate(par, test_machine(1)).seconds, analytical_estimate(ser, test_machine(1)).seconds);
+  // a reducing P loop is not parallelised by the C lowering
+  const ir::Task red = matmul("L^{256}_{i=0}P^{256}_{k=0}L^{256}_{j=0}[C_{i,j}=C_{i,j}+A_{i,k}*E_{k,j};];", 256);
+  EXPECT_EQ(analytical_estimate(red, test_machine(4)).nests.at(0).parallelism, 1);
+}
+
+TEST(CostAnalytical, InvalidTaskThrowsLeirError) {
+  ir::Task t = matmul(kIkj, 256);
+  t.known[2].shape = {256, 255};  // C written out of its declared shape
+  EXPECT_THROW(analytical_estimate(t, test_machine()), ir::LeirError);
+  EXPECT_THROW(make_analytical_model(test_machine())->score(t), ir::LeirError);
+}
+
+std::map<std::string, double> named(const std::vector<double>& f) {
+  std::map<std::string, double> m;
+  const auto& names = feature_names();
+  EXPECT_EQ(f.size(), names.size());
+  for (std::size_t i = 0; i < f.size() && i < names.size(); ++i) m[names[i]] = f[i];
+  return m;
+}
+
+TEST(CostFeatures, TinyProgramHandComputed) {
+  // C[i,j] = A[i,j]*2 + E[j] over 4 x 8, the i loop parallel, the j loop unrolled
+  const ir::Task t = make_task("P^{4}_{i=0}U^{8}_{j=0}[C_{i,j}=A_{i,j}*2.0+E_{j};];",
+                               {{"A", R::Input, {4, 8}}, {"E", R::Input, {8}}, {"C", R::Output, {4, 8}}});
+  auto f = named(program_features(t, test_machine()));
+  const std::map<std::string, double> want = {
+      {"flops", 64}, {"iterations", 32}, {"min_traffic_bytes", 288}, {"footprint_bytes", 288},
+      {"parallel_iterations", 4}, {"stmt_instances", 32}, {"work", 64}, {"expensive_op_instances", 0},
+      {"intensity", 64.0 / 288}, {"nests", 1}, {"statements", 1}, {"intermediates", 0}, {"intermediate_bytes", 0},
+      {"max_depth", 2}, {"mean_depth", 2}, {"heavy_inner_extent", 8}, {"frac_inner_unit", 1},
+      {"frac_vectorised", 1}, {"mean_vector_width", 8}, {"nonunit_inner_accesses", 0},
+      {"nonunit_inner_instances", 0}, {"frac_inner_reduction", 0}, {"gather_accesses", 0}, {"loops_P", 1},
+      {"loops_V", 0}, {"loops_U", 1}, {"loops_B", 0}, {"frac_parallel", 1}, {"frac_inner_V", 0},
+      {"frac_inner_U", 1}, {"max_unroll_extent", 8},
+      // everything fits every cache: C and A 128 B (2 lines) each, B 32 B (1 line)
+      {"traffic_l1_bytes", 320}, {"traffic_l2_bytes", 320}, {"traffic_llc_bytes", 320},
+      {"analytical_compute_s", 32 * 2 / (4e9 * 8)},
+      {"analytical_memory_s", 320 / 100e9 + 320 / 50e9 + 320 / 10e9},
+      {"analytical_s", 320 / 100e9 + 320 / 50e9 + 320 / 10e9}, {"heavy_nest_share", 1}};
+  ASSERT_EQ(want.size(), feature_names().size());
+  for (const auto& [k, v] : want) EXPECT_NEAR(f.at(k), v, 1e-12 + 1e-12 * std::abs(v)) << k;
+}
+
+TEST(CostFeatures, TransposedWalkHasNonUnitInnerAccesses) {
+  // the same computation with i innermost: C and A move by 8 elements, B is invariant; not vectorised
+  const ir::Task t = make_task("L^{8}_{j=0}L^{4}_{i=0}[C_{i,j}=A_{i,j}*2.0+E_{j};];",
+                               {{"A", R::Input, {4, 8}}, {"E", R::Input, {8}}, {"C", R::Output, {4, 8}}});
+  auto f = named(program_features(t, test_machine()));
+  EXPECT_EQ(f.at("nonunit_inner_accesses"), 2);
+  EXPECT_EQ(f.at("nonunit_inner_instances"), 64);
+  EXPECT_EQ(f.at("frac_inner_unit"), 0);
+  EXPECT_EQ(f.at("frac_vectorised"), 0);
+  EXPECT_EQ(f.at("mean_vector_width"), 1);
+  EXPECT_EQ(f.at("heavy_inner_extent"), 4);
+  EXPECT_EQ(f.at("parallel_iterations"), 0);
+  EXPECT_NEAR(f.at("analytical_compute_s"), 32 * 2 / 4e9, 1e-18);
+}
+
+// ---- the learned model ----
+
+using dataset::dstest::run_cli;
+using dataset::dstest::temp_dir;
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+class CostLearnedSlow : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = temp_dir("cost-model");
+    const std::string tasks = dataset::dstest::write_tiny_tasks(dir_);
+    ASSERT_EQ(run_cli({"generate", "--tasks", tasks, "--out", dir_ + "/ds", "--timer", "fixed", "--no-progress",
+                       "--min-per-strategy", "2"},
+                      dir_),
+              0)
+        << slurp(dir_ + "/log.txt");
+    for (const char* d : {"/ta", "/sa", "/sb", "/e1"}) fs::create_directories(dir_ + d);  // run_cli log dirs
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string dir_;
+};
+std::string CostLearnedSlow::dir_;
+
+TEST_F(CostLearnedSlow, TrainsDeterministicallyLoadsAndScores) {
+  const std::string a = dir_ + "/a.json", b = dir_ + "/b.json";
+  ASSERT_EQ(run_cli({"cost-model", "train", dir_ + "/ds", "-o", a, "--rounds", "20", "--seed", "3"}, dir_ + "/ta"), 0);
+  ASSERT_EQ(run_cli({"cost-model", "train", dir_ + "/ds", "-o", b, "--rounds", "20", "--seed", "3"}, dir_), 0);
+  ASSERT_FALSE(slurp(a).empty());
+  EXPECT_EQ(slurp(a), slurp(b));  // nthread = 1, fixed seed: identical bytes
+  const std::string report = slurp(dir_ + "/ta/log.txt");
+  EXPECT_NE(report.find("held-out pairwise accuracy"), std::string::npos) << report;
+
+  const auto j = core::ojson::parse(slurp(a));
+  EXPECT_EQ(j["format"], "steptp.cost-model/1");
+  EXPECT_EQ(j["features"].size(), feature_names().size());
+  EXPECT_TRUE(j["booster"].is_object());
+  EXPECT_GT(j["train"]["measured_records"].get<int>(), 0);
+  EXPECT_GE(j["train"]["heldout_workloads"].size(), 1u);
+
+  const auto model = load_cost_model(a);
+  EXPECT_EQ(model->name(), "xgboost:" + a);
+  const ir::Task small = make_task("L^{4}_{i=0}L^{8}_{j=0}[C_{i,j}=A_{i,j}*2.0;];",
+                                   {{"A", R::Input, {4, 8}}, {"C", R::Output, {4, 8}}});
+  const double s = model->score(small);
+  EXPECT_TRUE(std::isfinite(s));
+  EXPECT_LT(s, 0);  // log2 of well under a second
+  EXPECT_EQ(s, load_cost_model(b)->score(small));
+
+  // the CLI prints one score per task
+  const std::string tasks = dir_ + "/tiny.jsonl";
+  ASSERT_EQ(run_cli({"cost-model", "score", a, tasks}, dir_ + "/sa"), 0);
+  ASSERT_EQ(run_cli({"cost-model", "score", "analytical", tasks}, dir_ + "/sb"), 0);
+  std::istringstream lines(slurp(dir_ + "/sa/log.txt"));
+  int n = 0;
+  for (std::string l; std::getline(lines, l); ++n) EXPECT_NE(l.find('\t'), std::string::npos) << l;
+  EXPECT_EQ(n, 6);
+}
+
+TEST_F(CostLearnedSlow, CorruptModelFilesGiveClearErrors) {
+  const std::string good = dir_ + "/good.json";
+  ASSERT_EQ(run_cli({"cost-model", "train", dir_ + "/ds", "-o", good, "--rounds", "5"}, dir_), 0);
+  auto expect_error = [](const std::string& path, const std::string& what) {
+    try {
+      load_cost_model(path);
+      ADD_FAILURE() << "no error for " << path;
+    } catch (const std::runtime_error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(path), std::string::npos) << msg;
+      EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    }
+  };
+  const std::string text = slurp(good);
+  std::ofstream(dir_ + "/trunc.json") << text.substr(0, text.size() / 2);
+  expect_error(dir_ + "/trunc.json", "invalid JSON");
+  std::ofstream(dir_ + "/fmt.json") << R"({"format": "other"})";
+  expect_error(dir_ + "/fmt.json", "format");
+  auto j = core::ojson::parse(text);
+  j["features"].erase(0);
+  std::ofstream(dir_ + "/feat.json") << j.dump();
+  expect_error(dir_ + "/feat.json", "features differ");
+  j = core::ojson::parse(text);
+  j["booster"] = core::ojson{{"learner", 3}};
+  std::ofstream(dir_ + "/boost.json") << j.dump();
+  expect_error(dir_ + "/boost.json", "booster");
+  expect_error(dir_ + "/missing.json", "missing.json");
+  // the CLI: one error line, exit 2
+  EXPECT_EQ(run_cli({"cost-model", "score", dir_ + "/fmt.json", dir_ + "/tiny.jsonl"}, dir_ + "/e1"), 2);
+  const std::string err = slurp(dir_ + "/e1/log.txt");
+  EXPECT_EQ(err.rfind("steptp: error: ", 0), 0u) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(run_cli({"cost-model", "train", dir_ + "/nothing", "-o", dir_ + "/x.json"}, dir_), 2);
+}
+
+}  // namespace
+}  // namespace steptp::policy::cost

@@ -1,0 +1,92 @@
+// The cost policy (policy/cost_policy.hpp) with the analytical model: on the naive i-j-k matmul its best proposal
+// is the reorder that makes the unit-stride loop innermost (i-k-j); it never proposes a program the search has
+// seen; n >= 2 asks give n distinct programs with their candidate ids.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/answer_parser.hpp"
+#include "core/canon.hpp"
+#include "frontend/workloads.hpp"
+#include "ir/parser.hpp"
+#include "ir/printer.hpp"
+#include "policy/cost_policy.hpp"
+#include "policy/factory.hpp"
+
+namespace steptp::policy {
+namespace {
+
+ir::Task matmul64() {
+  const auto* w = frontend::find_workload("Square_matrix_multiplication");
+  return frontend::emit(*w, frontend::resolve_params(*w, {{"n", 64}}), ir::DType::F32);
+}
+
+Prompt prompt_for(const ir::Task& t, int n) {
+  Prompt p;
+  p.id = "t";
+  p.n = n;
+  p.task = &t;
+  return p;
+}
+
+TEST(CostPolicy, AnalyticalModelProposesTheUnitStrideOrderFirst) {
+  const ir::Task t = matmul64();
+  auto pol = make_cost_policy("analytical", 256, 1);
+  Reply r = pol->reply(prompt_for(t, 1), 0);
+  ASSERT_FALSE(r.none);
+  core::ParsedAnswer a = core::parse_answer(r.content, 1);
+  ASSERT_TRUE(a.ok) << r.content;
+  EXPECT_EQ(a.programs[0].strategy, "loop_reorder");
+  // i (tx) outermost, then the reduction c, then a: C[c,a] and D[tx,a] move with stride 1 along the innermost a
+  EXPECT_EQ(a.programs[0].leir,
+            "B^{64}_{tx=0}L^{64}_{c=0}L^{64}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];");
+  ASSERT_EQ(r.candidates.size(), 1u);
+  EXPECT_EQ(r.candidates[0].rfind("loop_reorder@0", 0), 0u) << r.candidates[0];
+}
+
+TEST(CostPolicy, NeverProposesWhatTheSearchHasSeenAndGivesDistinctPrograms) {
+  const ir::Task t = matmul64();
+  auto pol = make_cost_policy("analytical", 256, 1);
+  Prompt p = prompt_for(t, 3);
+  std::set<std::string> seen;
+  p.seen = [&](const std::string& c) { return seen.count(c) > 0; };
+  core::ParsedAnswer first = core::parse_answer(pol->reply(p, 0).content, 3);
+  ASSERT_TRUE(first.ok);
+  ASSERT_EQ(first.programs.size(), 3u);
+  std::set<std::string> canon;
+  for (const auto& prog : first.programs) {
+    ir::Task x = t;
+    x.program = ir::parse_program(prog.leir);
+    canon.insert(core::alpha_canonical(x));
+  }
+  EXPECT_EQ(canon.size(), 3u);
+  EXPECT_EQ(canon.count(core::alpha_canonical(t)), 0u);
+  // once the search has seen them, the next ask proposes three others
+  seen = canon;
+  core::ParsedAnswer second = core::parse_answer(pol->reply(p, 1).content, 3);
+  ASSERT_TRUE(second.ok);
+  for (const auto& prog : second.programs) {
+    ir::Task x = t;
+    x.program = ir::parse_program(prog.leir);
+    EXPECT_EQ(seen.count(core::alpha_canonical(x)), 0u) << prog.leir;
+  }
+}
+
+TEST(CostPolicy, FactoryErrorsNameTheProblem) {
+  PolicySpec s;
+  s.name = "cost";
+  s.cost_model = "/nonexistent/model.json";
+  try {
+    make_policy(s, nullptr, "llm, replay, random, cost");
+    FAIL() << "no error";
+  } catch (const PolicySpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/model.json"), std::string::npos) << e.what();
+  }
+  s.name = "oracle";
+  EXPECT_THROW(make_policy(s, nullptr, "llm, replay, random, cost"), PolicySpecError);
+  s.name = "cost";  // a caller that does not offer cost
+  EXPECT_THROW(make_policy(s, nullptr, "llm, replay, random"), PolicySpecError);
+}
+
+}  // namespace
+}  // namespace steptp::policy

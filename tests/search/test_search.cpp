@@ -1,0 +1,220 @@
+// The search core (DATASET.md §9, §12 "search" tests) with a scripted policy and the fixed timer: every algorithm
+// stops exactly at P or M; MCTS grows a node with two children and expands an internal node more than once;
+// failed proposals never become nodes; the same seed gives the same result; fast_p aggregates by hand.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/answer_parser.hpp"
+#include "core/cache.hpp"
+#include "core/canon.hpp"
+#include "core/json_text.hpp"
+#include "core/prompt.hpp"
+#include "dataset/config.hpp"
+#include "dataset/timing.hpp"
+#include "eval/grader.hpp"
+#include "frontend/workloads.hpp"
+#include "policy/random_policy.hpp"
+#include "search/engine.hpp"
+#include "search/report.hpp"
+
+namespace steptp::search {
+namespace {
+
+/// Random legal programs, with every third program replaced by LEIR that does not parse and every fifth by a
+/// program that is not equivalent (its first '+' turned into '-'): a policy whose failures are known.
+class ScriptedPolicy : public policy::Policy {
+ public:
+  std::string name() const override { return "scripted"; }
+  policy::Reply reply(const policy::Prompt& p, int sample) override {
+    policy::Reply r = inner_.reply(p, sample);
+    if (r.none) return r;
+    core::ParsedAnswer a = core::parse_answer(r.content, p.n);
+    EXPECT_TRUE(a.ok) << r.content;
+    core::ojson arr = core::ojson::array();
+    for (auto& prog : a.programs) {
+      ++count_;
+      if (count_ % 3 == 0) prog.leir = "B^{8}_{tx=0}[oops";
+      else if (count_ % 5 == 0) {
+        auto plus = prog.leir.find('+');
+        if (plus != std::string::npos) prog.leir[plus] = '-';
+      }
+      broken_.insert(prog.leir);
+      arr.push_back(core::answer_object(prog.strategy, prog.leir));
+    }
+    r.candidates.clear();
+    r.content = "<answer>" + core::dump_py(p.n <= 1 ? arr[0] : arr) + "</answer>";
+    return r;
+  }
+  int count_ = 0;
+  std::set<std::string> broken_;
+
+ private:
+  policy::RandomPolicy inner_{7};
+};
+
+ir::Task matmul() {
+  const auto* w = frontend::find_workload("Square_matrix_multiplication");
+  return frontend::emit(*w, frontend::small_params(*w), ir::DType::F32);
+}
+
+struct Fixture {
+  dataset::GenConfig gen;
+  core::Cache cache{":memory:"};
+  std::unique_ptr<dataset::Timer> timer;
+  std::unique_ptr<eval::Grader> grader;
+  Fixture() {
+    gen.timer = "fixed";
+    timer = std::make_unique<dataset::Timer>(gen, &cache);
+    eval::GradeConfig gc;
+    gc.equiv_stream = "search-equiv";
+    gc.recheck_faster = false;
+    gc.consistency_enum_limit = 0;
+    grader = std::make_unique<eval::Grader>(gc, timer.get(), timer.get());
+  }
+};
+
+SearchConfig config(const std::string& algorithm, int p, int m) {
+  SearchConfig c;
+  c.algorithm = algorithm;
+  c.proposals = p;
+  c.measurements = m;
+  c.seed = 11;
+  return c;
+}
+
+/// Checks the invariants every search keeps, and returns the number of accepted proposals.
+int check_invariants(const Search& s) {
+  int accepted = 0;
+  for (const Proposal& p : s.proposals()) {
+    if (p.reason.empty()) {
+      ++accepted;
+      EXPECT_GT(p.child, 0);
+    } else {
+      EXPECT_EQ(p.child, -1) << p.reason;
+    }
+  }
+  EXPECT_EQ(int(s.nodes().size()), 1 + accepted);  // failed proposals never become nodes
+  EXPECT_EQ(int(s.proposals().size()), s.proposals_used());
+  std::set<std::string> canon;
+  for (const Node& n : s.nodes()) {
+    EXPECT_TRUE(canon.insert(n.ctx->canonical()).second) << "node " << n.id << " repeats a program";
+    if (n.id > 0) {
+      EXPECT_TRUE(n.measurement.is_object());
+      EXPECT_EQ(s.nodes()[n.parent].depth + 1, n.depth);
+    }
+  }
+  for (const auto& t : s.transcripts()) EXPECT_LT(t["node"].get<int>(), int(s.nodes().size()));
+  return accepted;
+}
+
+TEST(SearchEngineSlow, EveryAlgorithmStopsExactlyAtItsBudget) {
+  for (const auto& a : algorithm_names()) {
+    SCOPED_TRACE(a);
+    Fixture f;
+    ScriptedPolicy pol;
+    Search s(config(a, 12, 6), pol, *f.grader, std::make_shared<eval::TaskContext>(matmul()), "Square_matrix_multiplication");
+    run_algorithm(s);
+    EXPECT_TRUE((s.proposals_used() == 12 && s.stop_reason() == "proposals") ||
+                (s.measurements_used() == 6 && s.stop_reason() == "measurements"))
+        << "used " << s.proposals_used() << " proposals, " << s.measurements_used() << " measurements, stop "
+        << s.stop_reason();
+    EXPECT_LE(s.proposals_used(), 12);
+    EXPECT_LE(s.measurements_used(), 6);
+    const int accepted = check_invariants(s);
+    EXPECT_EQ(accepted, s.measurements_used());  // the fixed timer never fails: one measurement per child
+    // the scripted failures were logged with their reason and never expanded
+    int parse = 0;
+    for (const Proposal& p : s.proposals()) parse += p.reason == "parse_error";
+    EXPECT_GE(parse, 1);
+  }
+}
+
+TEST(SearchEngineSlow, MctsWidensAndExpandsInternalNodesAgain) {
+  Fixture f;
+  ScriptedPolicy pol;
+  Search s(config("mcts", 40, 20), pol, *f.grader, std::make_shared<eval::TaskContext>(matmul()), "m");
+  run_algorithm(s);
+  check_invariants(s);
+  bool two_children = false, internal_again = false, deep = false;
+  for (const Node& n : s.nodes()) {
+    two_children |= n.children.size() >= 2;
+    internal_again |= !n.children.empty() && n.asks >= 2;
+    deep |= n.depth >= 2;
+  }
+  EXPECT_TRUE(two_children);
+  EXPECT_TRUE(internal_again);
+  EXPECT_TRUE(deep);
+  // N of the root counts its initial visit plus one per outcome (accepted or failed) backed up through it.
+  EXPECT_GE(s.nodes()[0].visits, 1 + s.proposals_used() - 0.0);
+}
+
+TEST(SearchEngineSlow, SameSeedSameResultBytes) {
+  std::string first;
+  for (int run = 0; run < 2; ++run) {
+    Fixture f;
+    ScriptedPolicy pol;
+    Search s(config("mcts", 16, 8), pol, *f.grader, std::make_shared<eval::TaskContext>(matmul()), "m");
+    run_algorithm(s);
+    const std::string bytes = core::dump_py(task_result(s, "t", "m", "scripted", *f.timer, nullptr));
+    if (run == 0) first = bytes;
+    else EXPECT_EQ(bytes, first);
+  }
+}
+
+TEST(SearchEngineSlow, FailuresAreCountedAndTheResultIsTheFastestNode) {
+  Fixture f;
+  ScriptedPolicy pol;
+  Search s(config("bfs", 20, 20), pol, *f.grader, std::make_shared<eval::TaskContext>(matmul()), "m");
+  run_algorithm(s);
+  ojson r = task_result(s, "t", "m", "scripted", *f.timer, nullptr);
+  int total = 0;
+  for (const auto& [k, v] : r["outcomes"].items()) total += v.get<int>();
+  EXPECT_EQ(total, s.proposals_used());
+  EXPECT_GE(r["outcomes"].value("parse_error", 0), 1);
+  double best = 0;
+  for (const Node& n : s.nodes())
+    if (n.id > 0) best = std::max(best, n.speedup);
+  if (r["result"].is_object()) {
+    EXPECT_DOUBLE_EQ(r["result"]["speedup"].get<double>(), best);
+    // the path ends at the result and its last step carries the result's speedup
+    EXPECT_DOUBLE_EQ(r["result"]["path"].back()["speedup"].get<double>(), best);
+    EXPECT_EQ(r["result"]["path"].size(), std::size_t(s.nodes()[r["result"]["node"].get<int>()].depth));
+  }
+  EXPECT_EQ(r["budget"]["proposals"]["used"].get<int>() + r["budget"]["proposals"]["unused"].get<int>(), 20);
+}
+
+ojson fake_result(std::optional<double> speedup, std::optional<double> vs_base, bool baseline) {
+  ojson r{{"status", "ok"}, {"outcomes", ojson::object()},
+          {"budget", {{"proposals", {{"used", 10}}}, {"measurements", {{"used", 5}}}}}};
+  r["result"] = speedup ? ojson{{"speedup", *speedup}, {"speedup_vs_baseline", vs_base ? ojson(*vs_base) : ojson(nullptr)}}
+                        : ojson(nullptr);
+  r["baseline"] = baseline ? ojson{{"median_ns", 100.0}} : ojson(nullptr);
+  return r;
+}
+
+TEST(SearchSummary, FastPOverAllTasksByHand) {
+  // four tasks: 4x (baseline 0.5x), 1.2x, no result, 0.8x (baseline 2x)
+  std::vector<ojson> rs{fake_result(4.0, 0.5, true), fake_result(1.2, {}, false), fake_result({}, {}, false),
+                        fake_result(0.8, 2.0, true)};
+  SearchConfig c = config("mcts", 20, 10);
+  ojson s = summarize(rs, c, "cost");
+  EXPECT_EQ(s["tasks"].get<int>(), 4);
+  EXPECT_EQ(s["with_result"].get<int>(), 3);
+  EXPECT_DOUBLE_EQ(s["fast_p"]["naive"]["0"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(s["fast_p"]["naive"]["1.0"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(s["fast_p"]["naive"]["2.0"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(s["fast_p"]["naive"]["3.0"].get<double>(), 0.25);
+  EXPECT_EQ(s["fast_p"]["baseline"]["tasks"].get<int>(), 2);
+  EXPECT_DOUBLE_EQ(s["fast_p"]["baseline"]["1.0"].get<double>(), 0.5);
+  // geomean of 4, 1.2, 1 (no result), 0.8 = (3.84)^(1/4)
+  EXPECT_NEAR(s["geomean_speedup"].get<double>(), std::pow(3.84, 0.25), 1e-12);
+  EXPECT_DOUBLE_EQ(s["median_speedup"].get<double>(), 1.1);
+  EXPECT_NEAR(s["geomean_speedup_vs_baseline"].get<double>(), 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(s["mean_budget_use"]["proposals"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(s["mean_budget_use"]["measurements"].get<double>(), 0.5);
+  EXPECT_TRUE(summarize({}, c, "cost")["geomean_speedup"].is_null());
+}
+
+}  // namespace
+}  // namespace steptp::search

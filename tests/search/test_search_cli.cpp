@@ -1,0 +1,194 @@
+// `steptp search` end to end: byte-identical reruns with --timer fixed, a search against a real local
+// OpenAI-compatible server (tests/eval/chat_server.hpp) answering with legal programs, kill -9 then resume, and bad
+// input (exit 2 with one line, or a per-task error and the run goes on).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "../dataset/dataset_test_util.hpp"
+#include "../eval/chat_server.hpp"
+#include "core/json_text.hpp"
+#include "core/prompt.hpp"
+#include "ir/parser.hpp"
+#include "ir/task.hpp"
+#include "policy/random_policy.hpp"
+
+namespace steptp::search {
+namespace {
+namespace fs = std::filesystem;
+using dataset::dstest::run_cli;
+using dataset::dstest::spawn_cli;
+using dataset::dstest::temp_dir;
+using ojson = core::ojson;
+
+using dataset::dstest::slurp;
+const auto& jsonl = dataset::dstest::read_json_lines;
+
+const std::vector<std::string> kWorkloads{"Square_matrix_multiplication", "softmax", "GELU", "LayerNorm_last_dim"};
+
+std::vector<std::string> fixed_args(const std::string& out, const std::string& algorithm = "mcts") {
+  std::vector<std::string> a{"search", "--workloads"};
+  a.insert(a.end(), kWorkloads.begin(), kWorkloads.end());
+  for (const char* s : {"--small", "--policy", "random", "--timer", "fixed", "--proposals", "10", "--measurements", "5",
+                        "--no-progress", "--algorithm"})
+    a.push_back(s);
+  a.push_back(algorithm);
+  a.push_back("--out");
+  a.push_back(out);
+  return a;
+}
+
+TEST(SearchCliSlow, SameSeedGivesByteIdenticalOutputs) {
+  const std::string d = temp_dir("search-det");
+  ASSERT_EQ(run_cli(fixed_args(d + "/a"), d), 0) << slurp(d + "/log.txt");
+  ASSERT_EQ(run_cli(fixed_args(d + "/b"), d), 0) << slurp(d + "/log.txt");
+  for (const char* f : {"results.jsonl", "proposals.jsonl", "transcripts.jsonl", "summary.json", "summary.md"})
+    EXPECT_EQ(slurp(d + "/a/" + f), slurp(d + "/b/" + f)) << f;
+  const auto results = jsonl(d + "/a/results.jsonl");
+  ASSERT_EQ(results.size(), kWorkloads.size());
+  for (const auto& r : results) {
+    EXPECT_EQ(r["status"], "ok");
+    const auto& b = r["budget"];
+    EXPECT_TRUE(b["proposals"]["used"] == 10 || b["measurements"]["used"] == 5) << b.dump();
+  }
+  // a rerun into the same directory takes every task from the search_results cache and writes the same bytes
+  const std::string before = slurp(d + "/a/results.jsonl");
+  ASSERT_EQ(run_cli(fixed_args(d + "/a"), d), 0);
+  EXPECT_EQ(slurp(d + "/a/results.jsonl"), before);
+  EXPECT_EQ(ojson::parse(slurp(d + "/a/run.json"))["resumed_tasks"].get<int>(), int(kWorkloads.size()));
+  // another seed searches differently
+  auto other = fixed_args(d + "/c");
+  other.push_back("--seed");
+  other.push_back("99");
+  ASSERT_EQ(run_cli(other, d), 0);
+  EXPECT_NE(slurp(d + "/c/transcripts.jsonl"), slurp(d + "/a/transcripts.jsonl"));
+}
+
+/// Answers each request with legal programs of the prompt's current program (the random policy behind a real
+/// HTTP endpoint), except every fourth request, which gets a 500 (retried by the client).
+TEST(SearchCliSlow, LlmPolicyAgainstALocalServerEndToEnd) {
+  const std::string d = temp_dir("search-llm");
+  ASSERT_EQ(run_cli({"workloads", "emit", "Square_matrix_multiplication", "--small", "-o", d + "/mm.jsonl"}, d), 0);
+  const ir::Task root = ir::read_task_file(d + "/mm.jsonl");
+  policy::RandomPolicy inner(5);
+  evaltest::ChatServer srv([&](const nlohmann::json& req, int, int call) {
+    if (call % 4 == 3) return evaltest::ScriptedReply(500, "overloaded");
+    const std::string user = req["messages"][1]["content"];
+    const auto a = user.find("Current program (LEIR):\n") + 24;
+    ir::Task t = root;
+    t.program = ir::parse_program(user.substr(a, user.find('\n', a) - a));
+    policy::Prompt p;
+    p.user = user;
+    p.system = req["messages"][0]["content"];
+    p.n = user.find("distinct transformed programs") != std::string::npos ? 2 : 1;
+    p.task = &t;
+    return evaltest::ScriptedReply(200, evaltest::completion_body(inner.reply(p, call).content));
+  });
+  const std::string out = d + "/out";
+  std::vector<std::string> args{"search", "--tasks", d + "/mm.jsonl", "--policy", "llm", "--base-url", srv.base_url(),
+                                "--model", "m", "--backoff", "0.01", "--timer", "fixed", "--algorithm", "mcts",
+                                "--proposals", "8", "--measurements", "4", "--out", out, "--no-progress"};
+  ASSERT_EQ(run_cli(args, d), 0) << slurp(d + "/log.txt");
+  const auto r = jsonl(out + "/results.jsonl").at(0);
+  EXPECT_EQ(r["status"], "ok");
+  EXPECT_TRUE(r["result"].is_object());
+  EXPECT_GE(r["llm"]["requests"].get<int>(), 1);
+  EXPECT_GT(r["llm"]["completion_tokens"].get<int>(), 0);
+  EXPECT_GE(r["outcomes"].value("accepted", 0), 1);
+  const int asked = srv.requests();
+  EXPECT_EQ(asked, r["llm"]["requests"].get<int>());  // every HTTP request, retries included
+  // the path names strategies and, as strategy_consistent recovered them, their parameters
+  EXPECT_FALSE(r["result"]["path"].empty());
+  // a rerun into a fresh output with the same cache asks the server nothing
+  args[args.size() - 2] = d + "/out2";
+  args.push_back("--cache");
+  args.push_back(out + "/cache.sqlite");
+  ASSERT_EQ(run_cli(args, d), 0);
+  EXPECT_EQ(srv.requests(), asked);
+  EXPECT_EQ(slurp(out + "/results.jsonl"), slurp(d + "/out2/results.jsonl"));
+}
+
+TEST(SearchCliSlow, KillNineThenResumeMatchesAnUninterruptedRun) {
+  const std::string d = temp_dir("search-kill");
+  ASSERT_EQ(run_cli(fixed_args(d + "/ref", "beam"), d), 0);
+  pid_t pid = spawn_cli(fixed_args(d + "/out", "beam"));
+  // kill once the first task is on disk
+  for (int i = 0; i < 600 && !(fs::exists(d + "/out/results.jsonl") && !slurp(d + "/out/results.jsonl").empty()); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(pid, SIGKILL);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_EQ(run_cli(fixed_args(d + "/out", "beam"), d), 0);
+  for (const char* f : {"results.jsonl", "proposals.jsonl", "summary.json", "summary.md"})
+    EXPECT_EQ(slurp(d + "/out/" + f), slurp(d + "/ref/" + f)) << f;
+}
+
+TEST(SearchCliSlow, BadInputExitsTwoWithOneLineOrIsRecordedPerTask) {
+  const std::string d = temp_dir("search-bad");
+  int case_no = 0;
+  auto one_line_exit2 = [&](std::vector<std::string> args, const std::string& needle) {
+    const std::string log = d + "/case" + std::to_string(case_no++);
+    fs::create_directories(log);
+    const int rc = run_cli(args, log);
+    const std::string err = slurp(log + "/log.txt");
+    EXPECT_EQ(rc, 2) << err;
+    EXPECT_NE(err.find(needle), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  };
+  const std::string o = d + "/o";
+  one_line_exit2({"search", "--workloads", "softmax", "--algorithm", "annealing", "--out", o}, "unknown algorithm");
+  one_line_exit2({"search", "--workloads", "softmax", "--policy", "oracle", "--out", o}, "unknown policy");
+  one_line_exit2({"search", "--workloads", "softmax", "--proposals", "0", "--out", o}, "--proposals");
+  one_line_exit2({"search", "--workloads", "softmax", "--measurements", "-3", "--out", o}, "--measurements");
+  one_line_exit2({"search", "--workloads", "NoSuchOp", "--out", o}, "unknown workload");
+  one_line_exit2({"search", "--out", o}, "give the roots");
+  one_line_exit2({"search", "--tasks", d + "/missing.jsonl", "--out", o}, "missing.jsonl");
+  one_line_exit2({"search", "--workloads", "softmax", "--policy", "llm", "--out", o}, "--base-url");
+  one_line_exit2({"search", "--workloads", "softmax", "--policy", "replay", "--out", o}, "--replay");
+  one_line_exit2({"search", "--workloads", "softmax", "--policy", "cost", "--cost-model", d + "/none.json", "--out", o},
+                 "none.json");
+  // a connection refused at the endpoint is fatal: exit 2, one line
+  one_line_exit2({"search", "--workloads", "softmax", "--small", "--timer", "fixed", "--policy", "llm", "--base-url",
+                  "http://127.0.0.1:" + std::to_string(evaltest::closed_port()) + "/v1", "--model", "m", "--retries", "0",
+                  "--no-progress", "--out", o},
+                 "connection");
+  // a task that does not validate is recorded as that task's error; the others are searched
+  ASSERT_EQ(run_cli({"workloads", "emit", "softmax", "--small", "-o", d + "/sm.jsonl"}, d), 0);
+  {
+    std::ofstream f(d + "/tasks.jsonl");
+    f << slurp(d + "/sm.jsonl");
+    f << R"({"workload": "broken", "suite": "custom", "known": [{"name": "A", "role": "output", "dtype": "f32", "shape": [4]}], "leir": "L^{4}_{i=0}[A^{f32,g}_{i}=B^{f32,g}_{i};];"})"
+      << "\n";
+  }
+  ASSERT_EQ(run_cli({"search", "--tasks", d + "/tasks.jsonl", "--policy", "random", "--timer", "fixed", "--proposals", "4",
+                     "--measurements", "2", "--out", d + "/t", "--no-progress"},
+                    d),
+            0)
+      << slurp(d + "/log.txt");
+  const auto rs = jsonl(d + "/t/results.jsonl");
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[0]["status"], "ok");
+  EXPECT_EQ(rs[1]["status"], "error");
+  EXPECT_NE(rs[1]["error"].get<std::string>().find("E"), std::string::npos) << rs[1]["error"];
+  EXPECT_EQ(ojson::parse(slurp(d + "/t/summary.json"))["errors"].get<int>(), 1);
+}
+
+TEST(SearchCli, HelpDocumentsEveryFlag) {
+  const std::string d = temp_dir("search-help");
+  ASSERT_EQ(run_cli({"search", "--help"}, d), 0);
+  const std::string h = slurp(d + "/log.txt");
+  for (const char* f : {"--algorithm", "--policy", "--proposals", "--measurements", "--timer", "--tasks", "--workloads",
+                        "--out", "--base-url", "--model", "--temperature", "--max-tokens", "--timeout", "--retries",
+                        "--api-key-env", "--llm-mode", "--replay", "--cost-model", "--enum-limit", "--time-limit",
+                        "--threads", "--no-baseline", "--suspicious-speedup", "--seed"})
+    EXPECT_NE(h.find(f), std::string::npos) << f;
+}
+
+}  // namespace
+}  // namespace steptp::search
