@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""Kernel-quality benchmark of `steptp search` (DATASET.md §9) against PyTorch eager and OpenBLAS.
+
+Default mode: emits the tasks of bench/search_tasks.json as one JSONL (OUT/tasks.jsonl), runs
+  steptp search --tasks OUT/tasks.jsonl --algorithm A --policy P --proposals N --measurements M --threads T
+                --out OUT/search-A-P
+runs bench/pytorch_eager.py (with /usr/bin/python3, Debian's python3-torch) on the same tasks and thread count
+(OUT/pytorch.jsonl), and writes a markdown report (default OUT/search_results.md): per task the naive (root)
+latency, the best program found, its speedup over naive, PyTorch eager, the best/PyTorch ratio (>1: faster than
+PyTorch), the OpenBLAS library baseline that `steptp search` times where a BLAS routine exists, best vs OpenBLAS in
+% of OpenBLAS's speed (>100%: faster than OpenBLAS), and the path length; geomeans; the machine, the thread count,
+the date and the steptp commit.
+
+--algorithms: runs every algorithm (chain greedy beam dfs bfs mcts) x policy (--policies, default random cost) on
+the same tasks and budgets, each into OUT/search-A-P, and tabulates fast_1.0, fast_2.0 and geomean_speedup from
+each summary.json. A run that fails (say, a policy that is not built) is reported as such and the others go on.
+
+Only the standard library is needed here (any python3); PyTorch runs in a /usr/bin/python3 child.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+ALGORITHMS = ["chain", "greedy", "beam", "dfs", "bfs", "mcts"]
+
+
+def log(msg):
+    print(f"search_bench: {msg}", file=sys.stderr, flush=True)
+
+
+def load_tasks(args):
+    with open(args.tasks) as f:
+        tasks = json.load(f)
+    if args.limit > 0:
+        tasks = tasks[:args.limit]
+    return tasks
+
+
+def emit_tasks(args, tasks, path):
+    """One JSONL line per task (steptp workloads emit); returns the emitted task objects."""
+    emitted = []
+    with open(path + ".tmp", "w") as out:
+        for t in tasks:
+            cmd = [args.steptp, "workloads", "emit", t["workload"], "--dtype", t.get("dtype", "f32")]
+            for k, v in t.get("params", {}).items():
+                cmd += ["--set", f"{k}={v}"]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(f"search_bench: {' '.join(cmd)} failed: {r.stderr.strip()}")
+            line = r.stdout.splitlines()[0]
+            emitted.append(json.loads(line))
+            out.write(line + "\n")
+    os.replace(path + ".tmp", path)
+    return emitted
+
+
+def search_cmd(args, tasks_path, algorithm, policy, out):
+    cmd = [args.steptp, "search", "--tasks", tasks_path, "--algorithm", algorithm, "--policy", policy,
+           "--proposals", str(args.proposals), "--measurements", str(args.measurements),
+           "--threads", str(args.threads), "--timer", args.timer, "--out", out]
+    if args.repeats:
+        cmd += ["--repeats", str(args.repeats)]
+    if args.seed is not None:
+        cmd += ["--seed", str(args.seed)]
+    return cmd + args.search_arg
+
+
+def run_search(args, tasks_path, algorithm, policy, out):
+    """Runs one search; returns (ok, message). A rerun into the same OUT resumes from its cache."""
+    cmd = search_cmd(args, tasks_path, algorithm, policy, out)
+    log("$ " + " ".join(cmd))
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if args.verbose else subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        msg = ((r.stderr or "") + (r.stdout or "")).strip().splitlines()
+        msg = msg[-1] if msg else f"exit {r.returncode}"
+        log(f"{algorithm}/{policy} failed: {msg}")
+        return False, msg
+    return True, ""
+
+
+def run_pytorch(args, out):
+    py = args.python
+    if not (shutil.which(py) or os.access(py, os.X_OK)):
+        return False, f"{py} not found"
+    cmd = [py, os.path.join(HERE, "pytorch_eager.py"), "--tasks", args.tasks, "--steptp", args.steptp,
+           "--threads", str(args.threads), "--out", out]
+    if args.limit > 0:
+        cmd += ["--limit", str(args.limit)]
+    log("$ " + " ".join(cmd))
+    r = subprocess.run(cmd, text=True)
+    if r.returncode != 0 and not os.path.exists(out):
+        return False, f"pytorch_eager.py exited {r.returncode}"
+    return True, ""
+
+
+def read_jsonl(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Environment
+
+def machine():
+    model, cpus, cores, sockets = platform.processor() or "?", os.cpu_count(), None, None
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            k, _, v = line.partition(":")
+            k, v = k.strip(), v.strip()
+            if k == "Model name":
+                model = v
+            elif k == "CPU(s)":
+                cpus = v
+            elif k == "Core(s) per socket":
+                cores = v
+            elif k == "Socket(s)":
+                sockets = v
+    except OSError:
+        pass
+    phys = int(cores) * int(sockets) if cores and sockets and cores.isdigit() and sockets.isdigit() else None
+    return f"{model}, {cpus} logical CPUs" + (f" ({phys} cores)" if phys else "")
+
+
+def steptp_commit():
+    try:
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--", "src",
+                                "CMakeLists.txt"], capture_output=True, text=True).stdout.strip()
+        return head + (" (with uncommitted changes under src/ or CMakeLists.txt)" if dirty else "")
+    except OSError:
+        return "?"
+
+
+def steptp_version(args):
+    try:
+        return subprocess.run([args.steptp, "--version"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def header(args, title, extra):
+    lines = [f"# {title}", "",
+             f"* date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
+             f"* machine: {machine()}",
+             f"* threads: {args.threads} (steptp's measured kernels and library baseline, and torch.set_num_threads)",
+             f"* steptp: {steptp_version(args)}, commit {steptp_commit()}",
+             f"* budgets per task: {args.proposals} proposals, {args.measurements} measurements; timer {args.timer}"
+             + (f"; repeats {args.repeats}" if args.repeats else ""),
+             f"* tasks: {args.tasks}" + (f" (first {args.limit})" if args.limit > 0 else "")]
+    lines += extra
+    if args.timer != "real":
+        lines.append("* **timer fixed: latencies are a deterministic model, not measurements; the PyTorch and "
+                     "OpenBLAS columns are not comparable.**")
+    return lines + [""]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Formatting
+
+def ms(ns):
+    return "n/a" if ns is None else f"{ns / 1e6:.3f}"
+
+
+def ratio(x, fmt="{:.2f}x"):
+    return "n/a" if x is None else fmt.format(x)
+
+
+def geomean(xs):
+    xs = [x for x in xs if x is not None and x > 0 and math.isfinite(x)]
+    return (math.exp(sum(math.log(x) for x in xs) / len(xs)), len(xs)) if xs else (None, 0)
+
+
+def fmt_params(p):
+    return " ".join(f"{k}={v}" for k, v in p.items())
+
+
+def match_results(emitted, results):
+    """The result line of each emitted task: by the root program's text, else by position."""
+    by_leir = {}
+    for r in results:
+        leir = (r.get("root") or {}).get("leir")
+        if leir:
+            by_leir.setdefault(leir, r)
+    out = []
+    for i, t in enumerate(emitted):
+        r = by_leir.get(t["leir"])
+        if r is None and i < len(results) and results[i].get("workload") == t["workload"]:
+            r = results[i]
+        out.append(r)
+    return out
+
+
+def per_task_report(args, tasks, emitted, results, torch_rows, search_dir, torch_note):
+    res = match_results(emitted, results)
+    torch_by = {(r["workload"], json.dumps(r["params"], sort_keys=True)): r for r in torch_rows}
+    torch_ver = next((r.get("torch_version") for r in torch_rows if r.get("torch_version")), None)
+    extra = [f"* search: `--algorithm {args.algorithm} --policy {args.policy}`, results in `{search_dir}`",
+             f"* PyTorch eager: {'torch ' + torch_ver if torch_ver else 'n/a'} (bench/pytorch_eager.py, "
+             f"/usr/bin/python3, torch.no_grad, median of 15 repeats of >= 1 ms){torch_note}",
+             "* OpenBLAS: the library baseline of `steptp search` (cblas routine, where one exists)", ""]
+    lines = header(args, f"steptp search vs PyTorch eager vs OpenBLAS ({args.algorithm}/{args.policy})", extra)
+    lines += ["| # | workload | params | naive ms | best ms | speedup | PyTorch ms | best/PyTorch | OpenBLAS ms | "
+              "best vs OpenBLAS | path | status |",
+              "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    sp, vs_torch, vs_blas, naive_torch = [], [], [], []
+    paths = []
+    for i, (t, r) in enumerate(zip(tasks, res)):
+        tr = torch_by.get((t["workload"], json.dumps(t.get("params", {}), sort_keys=True)))
+        torch_ns = tr.get("median_ns") if tr else None
+        naive = best = blas = speed = None
+        plen, status, routine = None, "missing", None
+        if r is not None:
+            status = r.get("status", "?") + (f": {r['error']}" if r.get("error") else "")
+            naive = ((r.get("root") or {}).get("latency") or {}).get("median_ns")
+            b = r.get("baseline")
+            if isinstance(b, dict):
+                blas, routine = b.get("median_ns"), b.get("routine")
+            if r.get("result"):
+                best = r["result"].get("latency_ns")
+                speed = r["result"].get("speedup")
+                path = r["result"].get("path") or []
+                plen = len(path)
+                paths.append((t["workload"], [s.get("strategy") for s in path]))
+        tratio = torch_ns / best if torch_ns and best else None
+        bratio = blas / best * 100 if blas and best else None
+        if naive and torch_ns:
+            naive_torch.append(torch_ns / naive)
+        sp.append(speed)
+        vs_torch.append(tratio)
+        vs_blas.append(bratio / 100 if bratio else None)
+        lines.append(f"| {i + 1} | {t['workload']} | {fmt_params(t.get('params', {}))} | {ms(naive)} | {ms(best)} | "
+                     f"{ratio(speed)} | {ms(torch_ns)} | {ratio(tratio)} | "
+                     f"{ms(blas) + (f' ({routine})' if routine else '')} | {ratio(bratio, '{:.1f}%')} | "
+                     f"{'n/a' if plen is None else plen} | {status} |")
+    g_sp, n_sp = geomean(sp)
+    g_t, n_t = geomean(vs_torch)
+    g_b, n_b = geomean(vs_blas)
+    g_nt, n_nt = geomean(naive_torch)
+    lines += ["", "Geomeans:", "",
+              f"* speedup over naive: {ratio(g_sp)} over {n_sp} tasks",
+              f"* best/PyTorch: {ratio(g_t)} over {n_t} tasks (naive vs PyTorch, same convention: {ratio(g_nt)})",
+              f"* best vs OpenBLAS: {ratio(g_b * 100 if g_b else None, '{:.1f}%')} over {n_b} tasks", ""]
+    summ = os.path.join(search_dir, "summary.json")
+    if os.path.exists(summ):
+        with open(summ) as f:
+            s = json.load(f)
+        fp = s.get("fast_p", {})
+        lines += [f"steptp summary: fast_p over naive {json.dumps(fp.get('naive'))}, over the baseline "
+                  f"{json.dumps(fp.get('baseline'))}; geomean_speedup {s.get('geomean_speedup')}, "
+                  f"geomean_speedup_vs_baseline {s.get('geomean_speedup_vs_baseline')}; mean budget use "
+                  f"{json.dumps(s.get('mean_budget_use'))}", ""]
+    if paths:
+        lines += ["Paths (strategies of the best program, root first):", ""]
+        lines += [f"* {w}: {' > '.join(p) if p else '(root)'}" for w, p in paths]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def algorithms_report(args, rows):
+    extra = [f"* policies: {' '.join(args.policies)}; algorithms: {' '.join(args.algorithm_list)}", ""]
+    lines = header(args, "steptp search: algorithms x policies", extra)
+    lines += ["| algorithm | policy | tasks | with result | errors | fast_1.0 | fast_2.0 | geomean speedup | "
+              "fast_1.0 vs OpenBLAS | budget use (P / M) | wall s | status |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    pct = lambda x: "n/a" if x is None else f"{100 * x:.0f}%"  # noqa: E731
+    for alg, pol, s, wall, err in rows:
+        if s is None:
+            lines.append(f"| {alg} | {pol} | | | | | | | | | | failed: {err} |")
+            continue
+        naive = s.get("fast_p", {}).get("naive", {})
+        base = s.get("fast_p", {}).get("baseline", {})
+        use = s.get("mean_budget_use") or {}
+        g = s.get("geomean_speedup")
+        lines.append(f"| {alg} | {pol} | {s.get('tasks')} | {s.get('with_result')} | {s.get('errors')} | "
+                     f"{pct(naive.get('1.0'))} | {pct(naive.get('2.0'))} | {ratio(g)} | "
+                     f"{pct(base.get('1.0'))} ({base.get('tasks', 0)} tasks) | "
+                     f"{pct(use.get('proposals'))} / {pct(use.get('measurements'))} | "
+                     f"{'n/a' if wall is None else f'{wall:.0f}'} | ok |")
+    lines += ["", "fast_p (DATASET.md §9.4, as in KernelBench): the fraction of all tasks whose result exists, is "
+              "correct and has speedup > p over the naive root (vs OpenBLAS: over the library baseline, on the tasks "
+              "that have one); geomean of the best speedups, 1.0 for a task without result.", ""]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--tasks", default=os.path.join(HERE, "search_tasks.json"),
+                    help="JSON list of {workload, params} (default bench/search_tasks.json)")
+    ap.add_argument("--steptp", default=os.path.join(ROOT, "build", "steptp"), help="steptp binary")
+    ap.add_argument("--python", default="/usr/bin/python3", help="interpreter with torch for pytorch_eager.py")
+    ap.add_argument("--out", default=os.path.join(ROOT, "out", "bench-search"),
+                    help="output directory (default out/bench-search, gitignored)")
+    ap.add_argument("--report", help="markdown report (default OUT/search_results.md, or "
+                    "OUT/search_algorithms.md with --algorithms)")
+    ap.add_argument("--algorithm", default="mcts", choices=ALGORITHMS, help="default mode: algorithm (mcts)")
+    ap.add_argument("--policy", default="cost", help="default mode: policy (cost)")
+    ap.add_argument("--algorithms", action="store_true", help="every algorithm x --policies instead")
+    ap.add_argument("--algorithm-list", nargs="+", default=ALGORITHMS, help="--algorithms: these algorithms")
+    ap.add_argument("--policies", nargs="+", default=["random", "cost"], help="--algorithms: these policies")
+    ap.add_argument("--proposals", type=int, default=40, help="P per task (default 40)")
+    ap.add_argument("--measurements", type=int, default=20, help="M per task (default 20)")
+    ap.add_argument("--threads", type=int, default=1, help="threads for steptp and PyTorch (default 1)")
+    ap.add_argument("--timer", default="real", choices=["real", "fixed"], help="steptp search --timer")
+    ap.add_argument("--repeats", type=int, help="steptp search --repeats")
+    ap.add_argument("--seed", type=int, help="steptp search --seed")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N tasks (0 = all)")
+    ap.add_argument("--no-pytorch", action="store_true", help="skip the PyTorch eager timings")
+    ap.add_argument("--fresh", action="store_true", help="delete each search OUT first (else a rerun resumes)")
+    ap.add_argument("--search-arg", action="append", default=[],
+                    help="extra argument passed to steptp search (repeatable, e.g. --search-arg=--no-baseline)")
+    ap.add_argument("--verbose", action="store_true", help="show steptp search's progress on stderr")
+    args = ap.parse_args()
+
+    if not os.access(args.steptp, os.X_OK):
+        sys.exit(f"search_bench: {args.steptp} is not an executable (build steptp first: make build)")
+    args.tasks = os.path.abspath(args.tasks)
+    os.makedirs(args.out, exist_ok=True)
+    tasks = load_tasks(args)
+    tasks_path = os.path.join(args.out, "tasks.jsonl")
+    emitted = emit_tasks(args, tasks, tasks_path)
+    log(f"{len(tasks)} tasks -> {tasks_path}")
+
+    if args.algorithms:
+        rows = []
+        for alg in args.algorithm_list:
+            for pol in args.policies:
+                out = os.path.join(args.out, f"search-{alg}-{pol}")
+                if args.fresh and os.path.isdir(out):
+                    shutil.rmtree(out)
+                t0 = datetime.datetime.now()
+                ok, err = run_search(args, tasks_path, alg, pol, out)
+                wall = (datetime.datetime.now() - t0).total_seconds()
+                s = None
+                if ok:
+                    with open(os.path.join(out, "summary.json")) as f:
+                        s = json.load(f)
+                rows.append((alg, pol, s, wall, err))
+        text = algorithms_report(args, rows)
+        report = args.report or os.path.join(args.out, "search_algorithms.md")
+        failed = sum(1 for r in rows if r[2] is None)
+    else:
+        out = os.path.join(args.out, f"search-{args.algorithm}-{args.policy}")
+        if args.fresh and os.path.isdir(out):
+            shutil.rmtree(out)
+        ok, err = run_search(args, tasks_path, args.algorithm, args.policy, out)
+        torch_path = os.path.join(args.out, "pytorch.jsonl")
+        torch_note = ""
+        if args.no_pytorch:
+            torch_note = " (skipped: --no-pytorch)"
+        else:
+            tok, terr = run_pytorch(args, torch_path)
+            if not tok:
+                torch_note = f" (failed: {terr})"
+        results = read_jsonl(os.path.join(out, "results.jsonl")) if ok else []
+        torch_rows = [] if args.no_pytorch else read_jsonl(torch_path)
+        text = per_task_report(args, tasks, emitted, results, torch_rows, out, torch_note)
+        if not ok:
+            text += f"\n**steptp search failed: {err}**\n"
+        report = args.report or os.path.join(args.out, "search_results.md")
+        failed = 0 if ok else 1
+    with open(report + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(report + ".tmp", report)
+    print(text)
+    log(f"report: {report}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
