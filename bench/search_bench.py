@@ -271,7 +271,7 @@ def per_task_report(args, tasks, emitted, results, torch_rows, search_dir, torch
 def algorithms_report(args, rows):
     extra = [f"* policies: {' '.join(args.policies)}; algorithms: {' '.join(args.algorithm_list)}", ""]
     lines = header(args, "steptp search: algorithms x policies", extra)
-    lines += ["| algorithm | policy | tasks | with result | errors | fast_1.0 | fast_2.0 | geomean speedup | "
+    lines += ["| algorithm | policy | tasks | improved | errors | fast_1.0 | fast_2.0 | geomean speedup | "
               "fast_1.0 vs OpenBLAS | budget use (P / M) | wall s | status |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     pct = lambda x: "n/a" if x is None else f"{100 * x:.0f}%"  # noqa: E731
@@ -283,7 +283,7 @@ def algorithms_report(args, rows):
         base = s.get("fast_p", {}).get("baseline", {})
         use = s.get("mean_budget_use") or {}
         g = s.get("geomean_speedup")
-        lines.append(f"| {alg} | {pol} | {s.get('tasks')} | {s.get('with_result')} | {s.get('errors')} | "
+        lines.append(f"| {alg} | {pol} | {s.get('tasks')} | {s.get('improved')} | {s.get('errors')} | "
                      f"{pct(naive.get('1.0'))} | {pct(naive.get('2.0'))} | {ratio(g)} | "
                      f"{pct(base.get('1.0'))} ({base.get('tasks', 0)} tasks) | "
                      f"{pct(use.get('proposals'))} / {pct(use.get('measurements'))} | "

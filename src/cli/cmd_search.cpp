@@ -17,8 +17,9 @@ std::string times(const search::ojson& v) { return v.is_number() ? fmt::format("
 
 void print_summary(const search::ojson& s, const std::string& out) {
   const auto& f = s["fast_p"]["naive"];
-  std::cout << fmt::format("search {}/{}: {} tasks, {} with a result, {} errors\n", s["algorithm"].get<std::string>(),
-                           s["policy"].get<std::string>(), s["tasks"].get<std::size_t>(), s["with_result"].get<std::size_t>(),
+  std::cout << fmt::format("search {}/{}: {} tasks, {} improved on the naive program, {} errors\n",
+                           s["algorithm"].get<std::string>(), s["policy"].get<std::string>(), s["tasks"].get<std::size_t>(),
+                           s["improved"].get<std::size_t>(),
                            s["errors"].get<std::size_t>());
   std::cout << fmt::format("over naive: fast_0 {}, fast_1.0 {}, fast_1.5 {}, fast_2.0 {}, fast_3.0 {}; geomean {}, median {}\n",
                            rate(f["0"]), rate(f["1.0"]), rate(f["1.5"]), rate(f["2.0"]), rate(f["3.0"]),

@@ -50,14 +50,15 @@ ojson task_result(Search& s, const std::string& task_id, const std::string& work
   r["policy"] = policy;
   r["status"] = "ok";
   r["error"] = nullptr;
-  // best: fastest non-noisy node other than the root; suspicious ones must pass the re-check
+  // best: the fastest non-noisy node faster than the root; suspicious ones must pass the re-check. When none is,
+  // the root itself is the result (a search never reports a program slower than the one it started from).
   std::vector<int> order;
   for (const Node& n : s.nodes())
-    if (n.id > 0 && !n.noisy) order.push_back(n.id);
+    if (n.id > 0 && !n.noisy && n.speedup > 1.0) order.push_back(n.id);
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return s.nodes()[a].speedup > s.nodes()[b].speedup; });
   ojson rechecks = ojson::array();
-  int best = -1;
+  int best = 0;
   for (int v : order) {
     const Node& n = s.nodes()[v];
     const std::string trigger = s.grader().recheck_trigger(s.root(), n.speedup);
@@ -78,7 +79,7 @@ ojson task_result(Search& s, const std::string& task_id, const std::string& work
   // root latency: from the best pair, else the first measured node, else a root-against-root measurement
   ojson root_lat = nullptr;
   int ref = best;
-  if (ref < 0)
+  if (ref == 0)
     for (const Node& n : s.nodes())
       if (n.id > 0 && n.measurement.is_object()) {
         ref = n.id;
@@ -96,16 +97,16 @@ ojson task_result(Search& s, const std::string& task_id, const std::string& work
   }
   r["root"] = {{"leir", s.root().printed()}, {"latency", root_lat}, {"intensity", s.root().intensity()}};
   r["baseline"] = baseline;
-  if (best > 0) {
+  {
     const Node& n = s.nodes()[best];
-    const double ns = n.measurement["after"]["median_ns"].get<double>();
+    const ojson& lat = best > 0 ? n.measurement["after"]["median_ns"] : root_lat.value("median_ns", ojson(nullptr));
+    const double ns = lat.is_number() ? lat.get<double>() : 0.0;
     ojson vs_base = nullptr;
     if (baseline.is_object() && baseline.contains("median_ns") && ns > 0)
       vs_base = baseline["median_ns"].get<double>() / ns;
-    r["result"] = {{"node", best}, {"leir", n.ctx->printed()}, {"speedup", n.speedup}, {"latency_ns", ns},
-                   {"speedup_vs_baseline", vs_base}, {"noisy", n.noisy}, {"path", path_to(s, best)}};
-  } else {
-    r["result"] = nullptr;
+    r["result"] = {{"node", best}, {"improved", best > 0}, {"leir", n.ctx->printed()}, {"speedup", n.speedup},
+                   {"latency_ns", ns > 0 ? ojson(ns) : ojson(nullptr)}, {"speedup_vs_baseline", vs_base},
+                   {"noisy", n.noisy}, {"path", path_to(s, best)}};
   }
   r["rechecks"] = rechecks;
   r["budget"] = budget_of(s);
@@ -167,7 +168,7 @@ ojson summarize(const std::vector<ojson>& results, const SearchConfig& cfg, cons
   s["config"] = cfg.to_json();
   const std::size_t n = results.size();
   s["tasks"] = n;
-  std::size_t errors = 0, with_result = 0, with_base = 0;
+  std::size_t errors = 0, improved = 0, with_base = 0;
   std::vector<double> best, best_base;
   std::map<std::string, std::int64_t> outcomes;
   double use_p = 0, use_m = 0;
@@ -176,7 +177,7 @@ ojson summarize(const std::vector<ojson>& results, const SearchConfig& cfg, cons
     if (r["status"] != "ok") ++errors;
     const bool has = r["result"].is_object();
     const double sp = has ? r["result"]["speedup"].get<double>() : 1.0;
-    with_result += has;
+    improved += has && r["result"].value("improved", false);
     best.push_back(sp);
     const bool base = r["baseline"].is_object() && r["baseline"].contains("median_ns");
     std::optional<double> vb;
@@ -194,7 +195,7 @@ ojson summarize(const std::vector<ojson>& results, const SearchConfig& cfg, cons
     for (const auto& [k, v] : r["outcomes"].items()) outcomes[k] += v.get<std::int64_t>();
   }
   s["errors"] = errors;
-  s["with_result"] = with_result;
+  s["improved"] = improved;
   auto rates = [](const std::map<std::string, std::size_t>& hits, std::size_t total) {
     ojson o = ojson::object();
     for (double p : fast_p_thresholds())
@@ -219,8 +220,8 @@ ojson summarize(const std::vector<ojson>& results, const SearchConfig& cfg, cons
 std::string summary_markdown(const ojson& s, const std::vector<ojson>& results) {
   auto num = [](const ojson& v, const char* f = "{:.2f}") { return v.is_number() ? fmt::format(fmt::runtime(f), v.get<double>()) : std::string("–"); };
   std::string md = fmt::format("# steptp search: {} / {}\n\n", s["algorithm"].get<std::string>(), s["policy"].get<std::string>());
-  md += fmt::format("{} tasks, {} with a result, {} errors. Budgets per task: {} proposals, {} measurements.\n\n",
-                    s["tasks"].get<std::size_t>(), s["with_result"].get<std::size_t>(), s["errors"].get<std::size_t>(),
+  md += fmt::format("{} tasks, {} improved on the naive program, {} errors. Budgets per task: {} proposals, {} measurements.\n\n",
+                    s["tasks"].get<std::size_t>(), s["improved"].get<std::size_t>(), s["errors"].get<std::size_t>(),
                     s["config"]["proposals"].get<int>(), s["config"]["measurements"].get<int>());
   md += "| over | tasks |";
   for (double p : fast_p_thresholds()) md += " fast_" + p_key(p) + " |";

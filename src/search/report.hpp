@@ -4,15 +4,16 @@
 //   {task_id, workload, algorithm, policy, status ("ok" | "error"), error,
 //    root: {leir, latency: {median_ns, q1_ns, q3_ns, iqr_ns}, intensity},
 //    baseline: null | {routine, median_ns, q1_ns, q3_ns, iqr_ns},
-//    result: null | {node, leir, speedup, latency_ns, speedup_vs_baseline, noisy, path: [{strategy, candidate,
-//            params, speedup}]},
+//    result: null (error) | {node, improved, leir, speedup, latency_ns, speedup_vs_baseline, noisy,
+//            path: [{strategy, candidate, params, speedup}]},
 //    rechecks: [{node, speedup, trigger, equivalent, speedup_recheck, noisy, passed, detail}],
 //    budget: {proposals: {limit, used, unused}, measurements: {limit, used, unused}, stop_reason},
 //    outcomes: {accepted: n, <reason>: n, ...}, nodes: [{id, parent, depth, strategy, candidate, speedup, noisy,
 //    children, asks, visits, value}], llm: {requests, cached, prompt_tokens, completion_tokens, no_proposal}}
-// `result` is the best measured program other than the root (a correct program the search found): the fastest
-// node that is not noisy and passes the §9.4 re-check when its speedup is suspicious (a failing node is discarded
-// and the next one examined; every examination is listed under `rechecks`). Its latency is the paired
+// `result` is the program to use: the fastest node faster than the root that is not noisy and passes the §9.4
+// re-check when its speedup is suspicious (a failing node is discarded and the next one examined; every examination
+// is listed under `rechecks`) — or the root itself (node 0, speedup 1, empty path, improved false) when no node
+// qualifies, so a search never reports a program slower than the one it started from. Its latency is the paired
 // measurement's; the root's latency is taken from the same pair (or a root-against-root measurement when the
 // search found nothing). speedup_vs_baseline = baseline median / result median (two separate measurements).
 #pragma once
@@ -40,8 +41,8 @@ ojson failed_task_result(const std::string& task_id, const std::string& workload
 const std::vector<double>& fast_p_thresholds();
 
 /// Aggregates of one (algorithm, policy) run over its task results (§9.4): {algorithm, policy, tasks, errors,
-/// with_result, fast_p: {naive: {"0": rate, "1.0": ...}, baseline: {tasks, "0": rate, ...}}, geomean_speedup,
-/// median_speedup (best speedups, 1.0 for tasks without result), geomean_speedup_vs_baseline,
+/// improved (tasks whose result is not the root), fast_p: {naive: {"0": rate, "1.0": ...}, baseline: {tasks, "0": rate, ...}}, geomean_speedup,
+/// median_speedup (result speedups, 1.0 for tasks without result), geomean_speedup_vs_baseline,
 /// mean_budget_use: {proposals, measurements} (fractions of the limits), outcomes: totals by reason}.
 /// Rates are over ALL tasks (tasks that failed count as not fast). Empty input gives zero counts and null rates.
 ojson summarize(const std::vector<ojson>& results, const SearchConfig& cfg, const std::string& policy);

@@ -172,43 +172,49 @@ TEST(SearchEngineSlow, FailuresAreCountedAndTheResultIsTheFastestNode) {
   for (const auto& [k, v] : r["outcomes"].items()) total += v.get<int>();
   EXPECT_EQ(total, s.proposals_used());
   EXPECT_GE(r["outcomes"].value("parse_error", 0), 1);
-  double best = 0;
+  double best = 1.0;  // the root's
   for (const Node& n : s.nodes())
     if (n.id > 0) best = std::max(best, n.speedup);
-  if (r["result"].is_object()) {
-    EXPECT_DOUBLE_EQ(r["result"]["speedup"].get<double>(), best);
-    // the path ends at the result and its last step carries the result's speedup
+  ASSERT_TRUE(r["result"].is_object());
+  EXPECT_DOUBLE_EQ(r["result"]["speedup"].get<double>(), best);
+  EXPECT_EQ(r["result"]["path"].size(), std::size_t(s.nodes()[r["result"]["node"].get<int>()].depth));
+  if (best > 1.0) {  // the path ends at the result and its last step carries the result's speedup
+    EXPECT_TRUE(r["result"]["improved"].get<bool>());
     EXPECT_DOUBLE_EQ(r["result"]["path"].back()["speedup"].get<double>(), best);
-    EXPECT_EQ(r["result"]["path"].size(), std::size_t(s.nodes()[r["result"]["node"].get<int>()].depth));
+  } else {
+    EXPECT_EQ(r["result"]["node"].get<int>(), 0);
+    EXPECT_FALSE(r["result"]["improved"].get<bool>());
   }
   EXPECT_EQ(r["budget"]["proposals"]["used"].get<int>() + r["budget"]["proposals"]["unused"].get<int>(), 20);
 }
 
 ojson fake_result(std::optional<double> speedup, std::optional<double> vs_base, bool baseline) {
-  ojson r{{"status", "ok"}, {"outcomes", ojson::object()},
+  ojson r{{"status", speedup ? "ok" : "error"}, {"outcomes", ojson::object()},
           {"budget", {{"proposals", {{"used", 10}}}, {"measurements", {{"used", 5}}}}}};
-  r["result"] = speedup ? ojson{{"speedup", *speedup}, {"speedup_vs_baseline", vs_base ? ojson(*vs_base) : ojson(nullptr)}}
+  r["result"] = speedup ? ojson{{"speedup", *speedup}, {"improved", *speedup > 1.0},
+                                {"speedup_vs_baseline", vs_base ? ojson(*vs_base) : ojson(nullptr)}}
                         : ojson(nullptr);
   r["baseline"] = baseline ? ojson{{"median_ns", 100.0}} : ojson(nullptr);
   return r;
 }
 
 TEST(SearchSummary, FastPOverAllTasksByHand) {
-  // four tasks: 4x (baseline 0.5x), 1.2x, no result, 0.8x (baseline 2x)
+  // four tasks: 4x (baseline 0.5x), 1.2x, an error, the root kept (1x; baseline 2x)
   std::vector<ojson> rs{fake_result(4.0, 0.5, true), fake_result(1.2, {}, false), fake_result({}, {}, false),
-                        fake_result(0.8, 2.0, true)};
+                        fake_result(1.0, 2.0, true)};
   SearchConfig c = config("mcts", 20, 10);
   ojson s = summarize(rs, c, "cost");
   EXPECT_EQ(s["tasks"].get<int>(), 4);
-  EXPECT_EQ(s["with_result"].get<int>(), 3);
+  EXPECT_EQ(s["improved"].get<int>(), 2);
+  EXPECT_EQ(s["errors"].get<int>(), 1);
   EXPECT_DOUBLE_EQ(s["fast_p"]["naive"]["0"].get<double>(), 0.75);
   EXPECT_DOUBLE_EQ(s["fast_p"]["naive"]["1.0"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(s["fast_p"]["naive"]["2.0"].get<double>(), 0.25);
   EXPECT_DOUBLE_EQ(s["fast_p"]["naive"]["3.0"].get<double>(), 0.25);
   EXPECT_EQ(s["fast_p"]["baseline"]["tasks"].get<int>(), 2);
   EXPECT_DOUBLE_EQ(s["fast_p"]["baseline"]["1.0"].get<double>(), 0.5);
-  // geomean of 4, 1.2, 1 (no result), 0.8 = (3.84)^(1/4)
-  EXPECT_NEAR(s["geomean_speedup"].get<double>(), std::pow(3.84, 0.25), 1e-12);
+  // geomean of 4, 1.2, 1 (no result), 1 = (4.8)^(1/4)
+  EXPECT_NEAR(s["geomean_speedup"].get<double>(), std::pow(4.8, 0.25), 1e-12);
   EXPECT_DOUBLE_EQ(s["median_speedup"].get<double>(), 1.1);
   EXPECT_NEAR(s["geomean_speedup_vs_baseline"].get<double>(), 1.0, 1e-12);
   EXPECT_DOUBLE_EQ(s["mean_budget_use"]["proposals"].get<double>(), 0.5);
