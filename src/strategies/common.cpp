@@ -1,6 +1,7 @@
 #include "strategies/common.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -21,20 +22,39 @@ void throw_stale(const std::string& msg) { throw StrategyError("S001", "stale si
 void throw_bad_params(const std::string& msg) { throw StrategyError("S002", "bad parameters: " + msg); }
 
 namespace {
-Site match_site(std::vector<Site> sites, const Candidate& c) {
-  for (Site& s : sites) {
+Site match_site(const std::vector<Site>& sites, const Candidate& c) {
+  for (const Site& s : sites) {
     if (!(s.ref == c.ref)) continue;
     for (std::uint64_t k = 0; k < s.params.size(); ++k)
-      if (s.params.at(k) == c.params) return std::move(s);
+      if (s.params.at(k) == c.params) return s;
     throw_bad_params(c.id() + " is not a parameter tuple of site " + c.ref.to_string());
   }
   throw_stale(c.id() + " is not a site of this task");
 }
 }  // namespace
 
+namespace {
+
+/// info.enumerate(t), memoised per thread for the most recent task of each strategy. Callers that apply many
+/// candidates of one program (the cost policy, strategy_consistent scans, generate's candidate loop) would
+/// otherwise enumerate the whole program again for every candidate's re-check. Sites own their parameter
+/// generators (captured by value), so a cached site never refers to the task it came from.
+const std::vector<Site>& cached_enumerate(const StrategyInfo& info, const ir::Task& t) {
+  thread_local std::map<std::string_view, std::pair<std::string, std::vector<Site>>> cache;
+  std::string key = ir::task_to_json(t);
+  auto& entry = cache[info.name];
+  if (entry.first != key) {
+    entry.second = info.enumerate(t);
+    entry.first = std::move(key);
+  }
+  return entry.second;
+}
+
+}  // namespace
+
 Site recheck(const StrategyInfo& info, const ir::Task& t, const Candidate& c) {
   if (c.strategy != info.name) throw_bad_params("candidate is for " + c.strategy + ", not " + std::string(info.name));
-  return match_site(info.enumerate(t), c);
+  return match_site(cached_enumerate(info, t), c);
 }
 
 std::vector<Site> enumerate_by_nest(const ir::Task& t, NestSites nest_sites) {

@@ -1,5 +1,7 @@
 #include "strategies/memory/layout_map.hpp"
 
+#include <map>
+
 #include "ir/printer.hpp"
 #include "strategies/analysis/access.hpp"
 #include "strategies/analysis/locate.hpp"
@@ -182,6 +184,11 @@ nlohmann::json layout_json(const LayoutMap& m, const std::vector<ir::Expr>& befo
 }
 
 std::vector<AccessRanges> buffer_access_ranges(const ir::Program& p, const std::string& buffer) {
+  // Memoised per thread (the last 256 (program, buffer) pairs): the sites of one program are re-derived for every
+  // candidate applied to it, and a non-affine entry's range is found by enumerating its points (ir::index_range).
+  thread_local std::map<std::string, std::vector<AccessRanges>> memo;
+  std::string key = buffer + '\x1f' + ir::print_program(p);
+  if (auto it = memo.find(key); it != memo.end()) return it->second;
   std::vector<AccessRanges> out;
   for (const auto& sc : analysis::collect_stmts(p)) {
     const ir::LoopBox box = ir::make_loop_box(sc.loops);
@@ -194,6 +201,8 @@ std::vector<AccessRanges> buffer_access_ranges(const ir::Program& p, const std::
       out.push_back(std::move(r));
     }
   }
+  if (memo.size() >= 256) memo.clear();
+  memo.emplace(std::move(key), out);
   return out;
 }
 
