@@ -1,6 +1,7 @@
 #include "runtime/compile.hpp"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -80,6 +81,15 @@ std::pair<int, std::string> run_captured(const std::string& cmd, std::size_t lim
 }
 }  // namespace
 
+int compile_timeout_seconds() {
+  if (const char* e = std::getenv("STEPTP_COMPILE_TIMEOUT"); e && *e) {
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    if (end && *end == 0 && v > 0 && v < 86400) return int(v);
+  }
+  return kCompileTimeoutSeconds;
+}
+
 Compiled compile_cached(const std::string& code, const std::string& compiler, const std::string& flags,
                         const std::string& src_ext, const std::string& out_ext, const std::string& dir,
                         const std::string& unkeyed_flags) {
@@ -95,13 +105,22 @@ Compiled compile_cached(const std::string& code, const std::string& compiler, co
   const std::string src = d + "/" + key + src_ext;
   ir::write_file_atomic(src, code);
   const std::string tmp = d + "/" + key + ".tmp" + std::to_string(getpid()) + out_ext;
-  const std::string cmd = compiler + " " + flags + (unkeyed_flags.empty() ? "" : " " + unkeyed_flags) + " -o " +
-                          shell_quote(tmp) + " " + shell_quote(src);
+  // Generated code can be pathological (a model's fully unrolled loop nest): the compiler runs under a wall-clock
+  // limit (coreutils `timeout`, killed 5 s after SIGTERM) and an address-space limit, so one program cannot stall
+  // or exhaust the machine.
+  const int limit_s = compile_timeout_seconds();
+  const std::string cmd = "ulimit -v " + std::to_string(kCompileMemoryKiB) + "; timeout -k 5 " +
+                          std::to_string(limit_s) + " " + compiler + " " + flags +
+                          (unkeyed_flags.empty() ? "" : " " + unkeyed_flags) + " -o " + shell_quote(tmp) + " " +
+                          shell_quote(src);
   const auto [rc, diag] = run_captured(cmd, 16384);
   if (rc == -1) throw std::runtime_error("compile error: cannot run " + compiler);
   if (rc != 0) {
     std::error_code ec;
     fs::remove(tmp, ec);
+    if (WIFEXITED(rc) && (WEXITSTATUS(rc) == 124 || WEXITSTATUS(rc) == 137))
+      throw std::runtime_error("compile error: the compiler ran longer than " + std::to_string(limit_s) +
+                               " s (generated code too large?)");
     throw std::runtime_error("compile error: " + (diag.empty() ? "exit status " + std::to_string(rc) : diag));
   }
   if (std::rename(tmp.c_str(), c.so_path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp);

@@ -9,6 +9,13 @@
 
 namespace steptp::runtime {
 
+/// Limits of one compiler run (compile_cached): wall-clock seconds and address space (KiB). A run over either
+/// fails as "compile error".
+inline constexpr int kCompileTimeoutSeconds = 120;
+inline constexpr long kCompileMemoryKiB = 4L * 1024 * 1024;
+/// kCompileTimeoutSeconds, or $STEPTP_COMPILE_TIMEOUT when it holds a positive integer.
+int compile_timeout_seconds();
+
 /// Cache directory: `dir` if non-empty, else $STEPTP_CACHE, else $HOME/.cache/steptp/so. Created if missing.
 std::string cache_dir(const std::string& dir);
 
@@ -17,8 +24,9 @@ std::string content_hash(const std::vector<std::string>& parts);
 
 /// Compiles `code` (written to <key><src_ext>) with `<compiler> <flags> -o <out> <src>` into the cache as
 /// <key><out_ext>, unless present. `unkeyed_flags` are added to the command but not to the key: only flags that
-/// cannot change the output may go there (a precompiled header of headers the code includes anyway). Throws
-/// std::runtime_error("compile error: <diagnostics>") on failure.
+/// cannot change the output may go there (a precompiled header of headers the code includes anyway). The
+/// compiler runs under compile_timeout_seconds() and kCompileMemoryKiB. Throws std::runtime_error("compile error:
+/// <diagnostics>") on failure, a timeout or exhausted memory.
 Compiled compile_cached(const std::string& code, const std::string& compiler, const std::string& flags,
                         const std::string& src_ext, const std::string& out_ext, const std::string& dir,
                         const std::string& unkeyed_flags = "");

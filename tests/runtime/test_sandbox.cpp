@@ -1,6 +1,8 @@
 // Sandboxed execution of generated code: crashes, hangs, OOM and compile errors of a kernel are reported as failed
 // measurements with their reason, and this test process keeps running. Also the compile cache and statistics.
 #include <gtest/gtest.h>
+#include <chrono>
+#include <fstream>
 
 #include <filesystem>
 
@@ -106,6 +108,32 @@ TEST(RuntimeCompile, CacheHitReturnsSamePathWithoutCompiling) {
   o.flags += " -DX=1";  // flags are part of the key
   EXPECT_NE(runtime::compile_c(code, o).so_path, a.so_path);
   std::filesystem::remove_all(o.cache_dir);
+}
+
+// A compiler that hangs (here a script that sleeps) is stopped at the compile time limit and reported as a compile
+// error naming the limit; nothing is left in the cache.
+TEST(RuntimeCompile, AHangingCompilerIsStoppedAtTheTimeLimit) {
+  const std::string dir = testing::test_cache_dir() + "/slowcc-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string cc = dir + "/slowcc.sh";
+  {
+    std::ofstream f(cc);
+    f << "#!/bin/sh\nsleep 30\n";
+  }
+  std::filesystem::permissions(cc, std::filesystem::perms::owner_all);
+  setenv("STEPTP_COMPILE_TIMEOUT", "1", 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    runtime::compile_cached("int x;", cc, "-O2", ".cpp", ".so", dir);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("ran longer than 1 s"), std::string::npos) << e.what();
+  }
+  unsetenv("STEPTP_COMPILE_TIMEOUT");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+  for (const auto& e : std::filesystem::directory_iterator(dir)) EXPECT_NE(e.path().extension(), ".so") << e.path();
+  EXPECT_EQ(runtime::compile_timeout_seconds(), runtime::kCompileTimeoutSeconds);
+  std::filesystem::remove_all(dir);
 }
 
 // The standard headers of the C lowering are precompiled once per (compiler, flags) and GCC really uses the .gch
