@@ -170,6 +170,8 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
   if (int(!opt.data_dir.empty()) + int(!opt.tasks_file.empty()) + int(opt.data_dir.empty() && opt.tasks_file.empty() &&
                                                                       !opt.workloads.empty()) != 1)
     throw SearchInputError("give the roots: a dataset directory, --tasks FILE.jsonl or --workloads NAME...");
+  if (!opt.tasks_file.empty() && !opt.workloads.empty())
+    throw SearchInputError("--tasks and --workloads are two root sources: give one (--workloads filters a dataset only)");
   // --- roots and the generator configuration they come with
   ojson manifest;
   std::vector<Root> roots = !opt.data_dir.empty()    ? dataset_roots(opt, manifest)
