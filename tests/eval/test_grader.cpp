@@ -191,6 +191,13 @@ TEST(EvalGraderSlow, RealTimerReCheckRunsInsideAComputeSection) {
   ASSERT_TRUE(g.equivalent) << g.detail;
   ASSERT_TRUE(g.speedup.has_value()) << g.reason << ": " << g.detail;
   EXPECT_GT(*g.speedup, 10);  // 524288 dead stores removed
+  // The point of this test is that grading returns (no deadlock between the two timers' gates). On a loaded machine
+  // (ctest -j2) the pair can come out noisy, and a noisy pair is never re-checked: that outcome is legitimate.
+  if (g.noisy) {
+    EXPECT_EQ(g.reason, "noisy");
+    EXPECT_TRUE(g.recheck.is_null());
+    return;
+  }
   ASSERT_FALSE(g.recheck.is_null());
   EXPECT_TRUE(g.recheck["equivalent"].get<bool>());
   EXPECT_TRUE(g.recheck["speedup"].is_number()) << g.recheck.dump();
