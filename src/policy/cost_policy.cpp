@@ -25,18 +25,12 @@ class CostPolicy : public Policy {
     // Candidates per strategy (registry order), then round-robin so that one strategy's large parameter space
     // does not fill the limit.
     std::vector<std::vector<strategy::Candidate>> per;
-    for (const auto& s : strategy::registry()) {
-      std::vector<strategy::Site> sites;
-      try {
-        sites = strategy::locked_enumerate(s, *p.task);
-      } catch (const std::exception&) {
-        continue;
-      }
+    for (const auto& [s, sites] : strategy::locked_legal_sites(*p.task)) {
       std::vector<strategy::Candidate> cs;
       for (const auto& site : sites)
         for (std::uint64_t k = 0; k < site.params.size() && int(cs.size()) < limit_; ++k) {
           strategy::Candidate c;
-          c.strategy = std::string(s.name);
+          c.strategy = std::string(s->name);
           c.ref = site.ref;
           try {
             c.params = site.params.at(k);

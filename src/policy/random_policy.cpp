@@ -16,17 +16,7 @@ Reply RandomPolicy::reply(const Prompt& p, int sample) {
   if (!p.task) throw PolicyError("policy_error", "the random policy needs the prompt's program (prompt " + p.id + ")", true);
   core::Rng rng(core::derive(seed_, "policy", {p.sha256(), std::to_string(sample)}));
   // Strategies with at least one enumerated site, in registry order.
-  std::vector<std::pair<const strategy::StrategyInfo*, std::vector<strategy::Site>>> legal;
-  for (const auto& s : strategy::registry()) {
-    std::vector<strategy::Site> sites;
-    try {
-      sites = strategy::locked_enumerate(s, *p.task);
-    } catch (const std::exception&) {
-      continue;
-    }
-    std::erase_if(sites, [](const strategy::Site& x) { return x.params.size() == 0; });
-    if (!sites.empty()) legal.emplace_back(&s, std::move(sites));
-  }
+  const auto legal = strategy::locked_legal_sites(*p.task);
   Reply r;
   r.finish_reason = "stop";
   if (legal.empty()) {

@@ -23,4 +23,19 @@ Applied locked_apply(const StrategyInfo& s, const ir::Task& t, const Candidate& 
   return s.apply(t, c);
 }
 
+std::vector<std::pair<const StrategyInfo*, std::vector<Site>>> locked_legal_sites(const ir::Task& t) {
+  std::vector<std::pair<const StrategyInfo*, std::vector<Site>>> legal;
+  for (const auto& s : registry()) {
+    std::vector<Site> sites;
+    try {
+      sites = locked_enumerate(s, t);
+    } catch (const std::exception&) {
+      continue;
+    }
+    std::erase_if(sites, [](const Site& x) { return x.params.size() == 0; });
+    if (!sites.empty()) legal.emplace_back(&s, std::move(sites));
+  }
+  return legal;
+}
+
 }  // namespace steptp::strategy
