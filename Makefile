@@ -61,12 +61,21 @@ asan: build-asan
 
 test: unit asan
 
+# libFuzzer (clang, ASan+UBSan): the LEIR parser/validator/interpreter target and the ONNX importer target,
+# FUZZ_SECONDS each (default 60). Inputs up to 64 KiB (deep nesting needs long inputs), LEIR tokens from
+# fuzz/leir.dict. New inputs go to build-fuzz/corpus*; the committed seeds in fuzz/corpus are read only; crashes
+# go to fuzz/artifacts/ and, once fixed, into fuzz/corpus/.
+FUZZ_SECONDS ?= 60
 fuzz: deps
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSTEPTP_FUZZ=ON -DSTEPTP_BENCH=OFF
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_parser
-	# New inputs go to build-fuzz/corpus (first directory); the committed regression seeds in fuzz/corpus are read only.
-	mkdir -p fuzz/artifacts build-fuzz/corpus && ./build-fuzz/fuzz_parser -max_total_time=60 -timeout=10 \
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_parser fuzz_onnx
+	mkdir -p fuzz/artifacts build-fuzz/corpus build-fuzz/corpus-onnx build-fuzz/seeds-onnx
+	./build-fuzz/fuzz_parser -max_total_time=$(FUZZ_SECONDS) -timeout=10 -max_len=65536 -dict=fuzz/leir.dict \
 	  -artifact_prefix=fuzz/artifacts/ build-fuzz/corpus fuzz/corpus
+	for m in ../shared/kernelbench-onnx/*/*/model.onnx; do \
+	  cp "$$m" "build-fuzz/seeds-onnx/$$(basename $$(dirname $$m)).onnx"; done
+	./build-fuzz/fuzz_onnx -max_total_time=$(FUZZ_SECONDS) -timeout=10 -max_len=1048576 -rss_limit_mb=4096 \
+	  -artifact_prefix=fuzz/artifacts/onnx- build-fuzz/corpus-onnx build-fuzz/seeds-onnx
 
 bench: build
 	@for b in $(BUILD)/bench_*; do [ -x $$b ] && $$b; done

@@ -1,12 +1,18 @@
 // One fuzz iteration, shared by the libFuzzer target (fuzz_parser.cpp) and the regression test over fuzz/corpus/
 // (tests/fuzz/test_fuzz_corpus.cpp): parse the bytes as a LEIR program, wrap it into tasks (a fixed known list and
-// one inferred from the program) and analyze them. Must never crash, leak or hit UB on any input; LeirError is
-// the only exception the parser may throw.
+// one inferred from the program) and analyze them; a valid one must round-trip through the printer and run (within
+// a statement budget) to outputs or an E3xx error. Must never crash, leak or hit UB on any input; LeirError is the
+// only exception the parser may throw.
 #pragma once
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <string_view>
+
+#include "interp/interpreter.hpp"
 
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
@@ -73,6 +79,21 @@ inline int fuzz_one(const std::uint8_t* data, std::size_t size) {
     try {
       ir::validate_or_throw(*t);
     } catch (const ir::LeirError&) {
+      continue;
+    }
+    // A valid program: the canonical text re-parses to the same tree, and a run within a small statement budget
+    // ends in outputs or a LeirError (E3xx), never a crash.
+    const std::string canon = ir::print_program(t->program);
+    if (!(ir::parse_program(canon) == t->program)) std::abort();
+    try {
+      interp::check_step_budget(*t, 100'000);
+      interp::check_memory_budget(*t, std::uint64_t{64} << 20);
+      interp::Interpreter in(*t);
+      interp::RunOptions ro;
+      ro.max_steps = 100'000;
+      (void)in.run(interp::make_inputs(in, 0, interp::Distribution::Normal), ro);
+    } catch (const ir::LeirError&) {
+    } catch (const std::invalid_argument&) {  // inferred inputs whose shape the analysis could not fix
     }
   }
   return errors;

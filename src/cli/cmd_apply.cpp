@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/work_budget.hpp"
 #include "interp/equivalence.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
@@ -26,6 +27,7 @@ struct ApplyOpts {
   bool all = false, verify = false;
   std::size_t max = 0;
   std::uint64_t seed = 0;
+  WorkBudget budget;
 };
 
 int run_apply(const ApplyOpts& o) {
@@ -35,6 +37,7 @@ int run_apply(const ApplyOpts& o) {
   try {
     t = ir::read_task_file(o.file);
     ir::validate_or_throw(t);
+    if (o.verify) o.budget.check(t);
   } catch (const ir::LeirError& e) {
     return fail(o.file + ": " + e.diag().headline());
   } catch (const std::exception& e) {
@@ -59,6 +62,7 @@ int run_apply(const ApplyOpts& o) {
       if (o.verify) {
         interp::EquivOptions eo;
         eo.exact = a.cls == strategy::Exactness::Exact;
+        eo.max_steps = o.budget.max_steps;
         auto r = interp::check_equivalence(t, a.task, eo);
         rec["equivalence"] = nlohmann::json::parse(r.to_json());
         if (!r.equivalent) ++failures;
@@ -92,6 +96,7 @@ CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
   all->excludes(mx);
   sub->add_flag("--verify", o->verify, "Check each candidate with the equivalence checker (exact for class E)");
   sub->add_option("-o,--output", o->out, "Write the JSONL here (atomically) instead of stdout");
+  o->budget.add_options(sub, "--verify: ");
   return [o] { return run_apply(*o); };
 });
 

@@ -1,13 +1,15 @@
 // `steptp check FILE.jsonl`: validate every task (LEIR.md §7) and print one line per task.
 //   <line>: <workload>: ok [(N warnings)]
 //   <line>: <workload>: LEIR-Ennn at <offset>: <message> [(N warnings)]
-// Exit codes: 0 all valid, 1 some task fails (a task-reader or validator error), 2 the file is unreadable or no
-// line of it is a JSON object at all.
+// Exit codes: 0 all valid, 1 some task fails (a task-reader or validator error), 2 the file is unreadable, no
+// line of it is a JSON object at all, or some task is over the input limits (E014, E015, E107: refused, not
+// checked).
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "ir/limits.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
 
@@ -47,15 +49,18 @@ int run_check(const CheckOpts& o) {
     if (!any_json) return fail(o.file + ": not JSONL (no line is a JSON value)");
   }
   int failed = 0;
+  bool refused = false;  // some line over the input limits: bad input, exit 2
   for (auto& te : tasks) {
     std::cout << te.line << ": ";
     if (!te.ok) {
       ++failed;
+      refused = refused || ir::is_input_limit_error(te.error.code);
       std::cout << (te.task.workload.empty() ? "?" : te.task.workload) << ": " << te.error.headline() << "\n";
       if (o.verbose && !te.error.excerpt.empty()) std::cout << te.error.excerpt << "\n";
       continue;
     }
     ir::Analysis a = ir::analyze(te.task);
+    if (const ir::Diagnostic* e = a.first_error()) refused = refused || ir::is_input_limit_error(e->code);
     std::size_t warnings = 0;
     for (const auto& d : a.diags) warnings += d.is_warning();
     std::cout << te.task.workload << ": ";
@@ -69,7 +74,7 @@ int run_check(const CheckOpts& o) {
       for (const auto& d : a.diags) std::cout << "  " << d.full() << "\n";
   }
   std::cout << tasks.size() - failed << " of " << tasks.size() << " task(s) valid\n";
-  return failed ? 1 : 0;
+  return refused ? 2 : failed ? 1 : 0;
 }
 
 CommandRegistrar reg("20-check", [](CLI::App& app) -> RunFn {

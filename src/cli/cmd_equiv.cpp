@@ -1,10 +1,14 @@
 // `steptp equiv A.json B.json`: checks that candidate B computes the same outputs as original A (LEIR.md §11).
 // Prints the verdict and the error summary (or JSON with --json). Exit 0 equivalent, 1 not equivalent (E501, E503,
-// E504, E505), 2 bad input (unreadable or unparsable files, or E502: the original itself fails).
+// E504, E505), 2 bad input (unreadable or unparsable files, a work or memory estimate over --max-steps or
+// --max-memory (E309, E310), or E502: the
+// original itself fails).
 #include <fmt/format.h>
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "cli/work_budget.hpp"
+#include "ir/limits.hpp"
 #include "interp/equivalence.hpp"
 #include "ir/diag.hpp"
 #include "ir/task.hpp"
@@ -17,6 +21,7 @@ struct EquivArgs {
   std::vector<std::uint64_t> seeds;
   bool typed = false, exact = false, json = false;
   double rtol_scale = 1.0;
+  WorkBudget budget;
 };
 
 int equiv_cmd(const EquivArgs& x) {
@@ -30,8 +35,19 @@ int equiv_cmd(const EquivArgs& x) {
       return fail(e.what());
     }
   }
+  for (auto [path, task] : {std::pair{&x.a, &a}, std::pair{&x.b, &b}}) {
+    try {
+      x.budget.check(*task);
+    } catch (const ir::LeirError& e) {
+      return fail(*path + ": " + e.diag().headline());
+    }
+  }
   interp::EquivOptions opt;
   if (!x.seeds.empty()) opt.seeds = x.seeds;
+  opt.max_steps = x.budget.max_steps;
+  const std::uint64_t total = 2 * opt.seeds.size() *
+                              (ir::statement_executions(a.program) + ir::statement_executions(b.program));
+  opt.progress = make_progress("equiv", total, opt.progress_every);
   opt.typed = x.typed;
   opt.exact = x.exact;
   opt.rtol_scale = x.rtol_scale;
@@ -58,6 +74,7 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
   sub->add_flag("--exact", args->exact, "require bit-identical outputs");
   sub->add_option("--rtol-scale", args->rtol_scale, "multiply the per-dtype tolerances");
   sub->add_flag("--json", args->json, "print the full result as JSON");
+  args->budget.add_options(sub);
   return [args] { return equiv_cmd(*args); };
 });
 

@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "cli/work_budget.hpp"
+#include "ir/limits.hpp"
 #include "ir/diag.hpp"
 #include "ir/task.hpp"
 #include "lower/lower.hpp"
@@ -16,6 +18,7 @@ struct LowerOpts {
   std::string file, target = "tir", out;
   bool check = false, cpu = false;
   double timeout = 60;
+  WorkBudget budget;
 };
 
 int run_lower(const LowerOpts& o) {
@@ -34,8 +37,16 @@ int run_lower(const LowerOpts& o) {
   }
   if (o.check) {
     if (o.target == "tir") return fail("--check supports --target c and cuda");
+    try {
+      o.budget.check(t);
+    } catch (const ir::LeirError& e) {
+      return fail(o.file + ": " + e.diag().headline());
+    }
     runtime::LowerCheckOptions co;
     co.limits.timeout_seconds = o.timeout;
+    co.interp.max_steps = o.budget.max_steps;
+    co.interp.progress = make_progress("lower --check: interpreter run", ir::statement_executions(t.program),
+                                       co.interp.progress_every);
     const auto r = runtime::check_lowering(t, o.target == "c" ? runtime::LowerTarget::C : runtime::LowerTarget::Cuda, co);
     std::cout << r.to_json() << "\n";
     return r.ok ? 0 : 1;
@@ -53,6 +64,7 @@ CommandRegistrar reg("40-lower", [](CLI::App& app) -> RunFn {
   sub->add_flag("--check", o->check, "c/cuda: compile, run sandboxed and compare with the interpreter");
   sub->add_flag("--cpu", o->cpu, "tir: no unit_tx wrapping of nests without B loops");
   sub->add_option("--timeout", o->timeout, "--check: seconds per sandboxed run (default 60)");
+  o->budget.add_options(sub, "--check: ");
   sub->add_option("-o,--output", o->out, "Write the code here (atomically) instead of stdout");
   return [o] { return run_lower(*o); };
 });

@@ -3,10 +3,12 @@
 // number of calls per repeat (runtime/interleaved.hpp) and print timing as JSON (seconds per call): median, q1, q3,
 // iqr, min, repeats, number, compile_seconds. With --compare both programs are timed interleaved ABBA in one child
 // and the speedup (median paired ratio TASK / OTHER) is printed too. A failing kernel prints {"ok": false, "error":
-// ...} and exits 1.
+// ...} and exits 1. A work or memory estimate over --max-steps or --max-memory (E309, E310) is refused
+// before compiling (exit 2).
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "cli/work_budget.hpp"
 #include "ir/diag.hpp"
 #include "ir/task.hpp"
 #include "runtime/measure.hpp"
@@ -14,10 +16,12 @@
 namespace steptp::cli {
 namespace {
 
-int run_measure(const std::string& file, const std::string& other, runtime::MeasureOptions opt) {
+int run_measure(const std::string& file, const std::string& other, runtime::MeasureOptions opt,
+                const WorkBudget& budget) {
   std::string current = file;
   try {
     const ir::Task t = ir::read_task_file(file);
+    budget.check(t);
     if (other.empty()) {
       const auto r = runtime::measure(t, opt);
       std::cout << r.to_json() << "\n";
@@ -25,6 +29,7 @@ int run_measure(const std::string& file, const std::string& other, runtime::Meas
     }
     current = other;
     const ir::Task o = ir::read_task_file(other);
+    budget.check(o);
     if (t.known != o.known) return fail(other + ": known signature differs from " + file + "'s; nothing to compare");
     const auto r = runtime::measure_pair(t, o, opt);
     std::cout << r.to_json() << "\n";
@@ -54,7 +59,17 @@ CommandRegistrar reg("41-measure", [](CLI::App& app) -> RunFn {
                 "Write 2 x the last-level cache before every timed call (one call per repeat)");
   sub->add_option("--seed", o->seed, "Input seed (LEIR.md §11, distribution N)");
   sub->add_option("--timeout", o->limits.timeout_seconds, "Seconds for the whole sandboxed run (default 60)");
-  return [file, other, o] { return run_measure(*file, *other, *o); };
+  auto budget = std::make_shared<WorkBudget>();
+  budget->add_options(sub);
+  sub->get_option("--max-steps")
+      ->description("statement executions allowed per kernel call, checked against the task's work estimate "
+                    "before compiling (E309); 0: no limit")
+      ->default_str(std::to_string(kDefaultCompiledStepBudget));
+  budget->max_steps = kDefaultCompiledStepBudget;
+  sub->get_option("--max-memory")
+      ->description("MiB of buffers (estimated as the interpreter holds them) allowed before compiling (E310); 0: no "
+                    "limit");
+  return [file, other, o, budget] { return run_measure(*file, *other, *o, *budget); };
 });
 
 }  // namespace

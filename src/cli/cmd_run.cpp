@@ -1,6 +1,7 @@
 // `steptp run TASK.json [--seed S] [--dist N|U] [--typed] [--checked]`: runs a task in the reference interpreter
 // (LEIR.md §8) on the §11 inputs and prints, per output, its shape, checksum (sum), min and max, then the number
-// of statement executions and the run time (wall clock and process CPU time, seconds). Exit 0 ok, 1 runtime error (E3xx), 2 bad input.
+// of statement executions and the run time (wall clock and process CPU time, seconds). Exit 0 ok, 1 runtime error (E3xx), 2 bad input
+// (including E309/E310: a work or memory estimate over --max-steps/--max-memory).
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -8,8 +9,10 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "cli/work_budget.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/diag.hpp"
+#include "ir/limits.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::cli {
@@ -21,7 +24,7 @@ struct RunArgs {
   std::string dist = "N";
   bool typed = false;
   bool checked = false;
-  std::uint64_t max_steps = 0;
+  WorkBudget budget;
 };
 
 std::string shape_text(const std::vector<std::int64_t>& s) {
@@ -44,13 +47,19 @@ int run_cmd(const RunArgs& a) {
     return fail(e.what());
   }
   try {
+    a.budget.check(task);
+  } catch (const ir::LeirError& e) {
+    return fail(a.path + ": " + e.diag().headline());
+  }
+  try {
     interp::Interpreter in(task);
     const auto dist = a.dist == "N" ? interp::Distribution::Normal : interp::Distribution::Uniform;
     const interp::TensorMap inputs = interp::make_inputs(in, a.seed, dist);
     interp::RunOptions ro;
     ro.typed = a.typed;
     ro.checked = a.checked;
-    ro.max_steps = a.max_steps;
+    ro.max_steps = a.budget.max_steps;
+    ro.progress = make_progress("run", ir::statement_executions(task.program), ro.progress_every);
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();
     interp::TensorMap out;
@@ -95,7 +104,7 @@ const CommandRegistrar reg("20-run", [](CLI::App& app) -> RunFn {
   sub->add_option("--dist", args->dist, "input distribution: N (normal) or U (uniform [0.5,1.5])");
   sub->add_flag("--typed", args->typed, "exact §8.2 precision (f32/f16/bf16 rounding) instead of f64");
   sub->add_flag("--checked", args->checked, "also check parallel-loop conflicts and s/l confinement (E306, E307)");
-  sub->add_option("--max-steps", args->max_steps, "abort after this many statement executions (0: no limit)");
+  args->budget.add_options(sub);
   return [args] { return run_cmd(*args); };
 });
 

@@ -97,8 +97,16 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
   c->add_option("--cache", o->cache_path, "SQLite cache (search_results, llm_calls, measurements; default OUT/cache.sqlite)");
   auto no_progress = std::make_shared<bool>(false);
   c->add_flag("--no-progress", *no_progress, "no progress line on stderr");
-  return [o, seed, seed_opt, no_baseline, no_progress]() {
+  c->add_option("--max-steps", o->max_steps, "roots whose work estimate (statement executions per run) exceeds this "
+                                            "are recorded as errors (E309), not searched; 0: no limit")
+      ->capture_default_str();
+  auto max_mib = std::make_shared<std::uint64_t>(o->max_memory_bytes >> 20);
+  c->add_option("--max-memory", *max_mib, "MiB: roots whose buffers exceed this are recorded as errors (E310); 0: no "
+                                         "limit")
+      ->capture_default_str();
+  return [o, seed, seed_opt, no_baseline, no_progress, max_mib]() {
     o->progress = !*no_progress;
+    o->max_memory_bytes = *max_mib >= (std::uint64_t{1} << 44) ? 0 : *max_mib << 20;
     o->baseline = !*no_baseline && o->timer == "real";  // the fixed timer models kernels only
     if (seed_opt->count()) {
       o->search.seed = *seed;

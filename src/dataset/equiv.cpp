@@ -1,11 +1,13 @@
 #include "dataset/equiv.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "core/hash.hpp"
 #include "interp/compare.hpp"
 #include "ir/diag.hpp"
+#include "ir/limits.hpp"
 #include "runtime/measure.hpp"
 
 namespace steptp::dataset {
@@ -14,13 +16,8 @@ namespace steptp::dataset {
 std::pair<double, double> dataset_tolerance(ir::DType t) { return interp::element_tolerance(t); }
 
 std::int64_t statement_instances(const ir::Task& t) {
-  std::int64_t n = 0;
-  ir::for_each_stmt(t.program, [&](const ir::Stmt&, const std::vector<const ir::Loop*>& loops, std::size_t) {
-    std::int64_t p = 1;
-    for (auto* l : loops) p *= l->extent;
-    n += p;
-  });
-  return n;
+  const std::uint64_t n = ir::statement_executions(t.program);  // saturating: hostile extents cannot overflow
+  return n > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(n);
 }
 
 namespace {

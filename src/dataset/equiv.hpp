@@ -32,7 +32,7 @@ struct Reference {
   bool interpreter = true;
 };
 
-/// Statement instances of a program (no validation).
+/// Statement instances of a program (no validation): ir::statement_executions, clamped to INT64_MAX.
 std::int64_t statement_instances(const ir::Task& t);
 
 /// Runs `t` on the draws of `task_key`. Throws (LeirError / std::runtime_error) when it cannot run.

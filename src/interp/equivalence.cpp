@@ -116,6 +116,11 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
   RunOptions ro;
   ro.typed = opt.typed;
   ro.max_steps = opt.max_steps;
+  std::uint64_t done_before = 0;  // statement executions of the finished runs (progress)
+  if (opt.progress && opt.progress_every) {
+    ro.progress = [&](std::uint64_t s) { opt.progress(done_before + s); };
+    ro.progress_every = opt.progress_every;
+  }
 
   std::string degenerate;  // first degenerate finding
   std::size_t mismatches = 0;
@@ -131,11 +136,13 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
       } catch (const std::exception& e) {
         return fail("E502", "original fails to run (inconclusive) on " + where + ": " + error_text(e));
       }
+      done_before += A->last_steps();
       try {
         oa = B->run(in, ro);
       } catch (const std::exception& e) {
         return fail("E503", "candidate fails to run on " + where + ": " + error_text(e));
       }
+      done_before += B->last_steps();
       for (const auto& k : original.known) {
         if (k.role != ir::Role::Output) continue;
         const Tensor& tb = ob.at(k.name);

@@ -1,6 +1,7 @@
 // Equivalence checking (LEIR.md §11).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@ struct EquivOptions {
   bool exact = false;          // require bit-identical outputs (class E)
   double rtol_scale = 1.0;     // multiplies the per-dtype rtol/atol
   std::uint64_t max_steps = 0; // per run; 0 = unlimited
+  /// Called every `progress_every` statement executions with the executions so far over all runs of both
+  /// programs (seeds x distributions N, U x {original, candidate}); both set, or no calls.
+  std::function<void(std::uint64_t)> progress;
+  std::uint64_t progress_every = 0;
 };
 
 /// Where an error was observed.

@@ -1,13 +1,17 @@
 // Reference interpreter (LEIR.md §8): construction, run(), and the out-of-line parts of the closure tree.
 #include "interp/interpreter.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
 #include <mutex>
 
+#include <fmt/format.h>
+
 #include "interp/checker.hpp"
 #include "interp/compile.hpp"
+#include "ir/limits.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "ir/validate.hpp"
@@ -57,6 +61,54 @@ void raise(const Ctx& c, const char* code, const std::string& what) {
     if (c.src) d.excerpt = ir::make_excerpt(*c.src, d.offset);
   }
   throw ir::LeirError(std::move(d));
+}
+
+}  // namespace detail
+
+void check_step_budget(const ir::Task& task, std::uint64_t budget, std::string_view flag) {
+  if (budget == 0) return;
+  const std::uint64_t n = ir::statement_executions(task.program);
+  if (n <= budget) return;
+  const std::string est = n == ~std::uint64_t{0} ? std::string("over 1.8e19") : fmt::format("{:.3g}", double(n));
+  throw ir::LeirError("E309", fmt::format("work estimate {} statement executions per run exceeds the budget of {:.3g} "
+                                          "(raise it with {} N, 0 for no limit)",
+                                          est, double(budget), flag),
+                      1);
+}
+
+std::uint64_t run_memory_bytes(const ir::Task& task) {
+  ir::Task copy = task;
+  const ir::Analysis a = ir::validate_or_throw(copy);
+  std::uint64_t total = 0;
+  bool saturated = false;
+  for (const auto& b : a.buffers) {
+    const ir::KnownBuffer* k = task.find_known(b.name);
+    const std::uint64_t per = k && k->role != ir::Role::Output ? 17 : 9;
+    std::uint64_t bytes = 0;
+    saturated |= __builtin_mul_overflow(static_cast<std::uint64_t>(b.numel()), per, &bytes);
+    saturated |= __builtin_add_overflow(total, bytes, &total);
+  }
+  return saturated ? ~std::uint64_t{0} : total;
+}
+
+void check_memory_budget(const ir::Task& task, std::uint64_t budget, std::string_view flag) {
+  if (budget == 0) return;
+  const std::uint64_t n = run_memory_bytes(task);
+  if (n <= budget) return;
+  const double mib = 1024.0 * 1024.0;
+  throw ir::LeirError("E310", fmt::format("memory estimate {:.4g} MiB for one run exceeds the budget of {:.4g} MiB "
+                                          "(raise it with {} MIB, 0 for no limit)",
+                                          double(n) / mib, double(budget) / mib, flag),
+                      1);
+}
+
+namespace detail {
+
+void step_limit_reached(Ctx& c) {
+  if (c.steps > c.hard_limit) raise(c, "E308", "step limit exceeded");
+  if (c.opt && c.opt->progress) c.opt->progress(c.steps);
+  const std::uint64_t every = c.opt && c.opt->progress_every ? c.opt->progress_every : ~std::uint64_t{0};
+  c.limit = c.hard_limit - c.limit < every ? c.hard_limit : c.limit + every;  // calls after k * every steps
 }
 
 void raise_uninit(const Ctx& c, int buf, std::int64_t off) {
@@ -276,7 +328,10 @@ TensorMap Interpreter::run(const TensorMap& inputs, const RunOptions& opt) const
   std::vector<std::int64_t> vars(static_cast<std::size_t>(P.nslots) + 1, 0);
   c.vars = vars.data();
   c.bufs = st.data();
-  if (opt.max_steps) c.limit = opt.max_steps;
+  if (opt.max_steps) c.hard_limit = opt.max_steps;
+  c.opt = &opt;
+  c.limit = c.hard_limit;
+  if (opt.progress && opt.progress_every) c.limit = std::min(c.hard_limit, opt.progress_every);
   std::unique_ptr<Checker> chk;
   if (opt.checked) {
     chk = std::make_unique<Checker>(P);

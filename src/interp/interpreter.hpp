@@ -2,9 +2,11 @@
 // string work.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/task.hpp"
@@ -29,6 +31,10 @@ struct RunOptions {
   bool checked = false;
   /// Abort with LeirError E308 ("step limit exceeded") after this many statement executions (0: no limit).
   std::uint64_t max_steps = 0;
+  /// Called with the number of statement executions so far every `progress_every` executions (both set, or
+  /// no calls). Runs on the interpreting thread; it may throw to abort the run.
+  std::function<void(std::uint64_t)> progress;
+  std::uint64_t progress_every = 0;
 };
 
 /// Compiled program. Construction validates (validate_or_throw) and compiles; throws LeirError.
@@ -51,6 +57,28 @@ class Interpreter {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// Default statement budget per run of the commands that interpret a task on the CLI (run, equiv, lower --check):
+/// 10^9 statement executions, about 10-30 s of the interpreter on one core.
+inline constexpr std::uint64_t kDefaultStepBudget = 1'000'000'000;
+
+/// Work estimate before interpreting: throws LeirError E309 ("over the statement budget", LEIR.md §12) when one run
+/// of `task` executes more than `budget` statements (ir::statement_executions); `flag` is the option that raises
+/// the budget, named in the message. budget 0: no limit.
+void check_step_budget(const ir::Task& task, std::uint64_t budget, std::string_view flag = "--max-steps");
+
+/// Default memory budget of one interpreter run on the CLI: 4 GiB.
+inline constexpr std::uint64_t kDefaultMemoryBudget = std::uint64_t{4} << 30;
+
+/// Bytes one interpreter run of `task` holds (estimate from the validator's buffer shapes): 9 bytes per element of
+/// every buffer (an f64/i64 value and an initialised flag) plus 8 per element of the generated inputs. Saturates
+/// at UINT64_MAX. Throws LeirError if the task does not validate.
+std::uint64_t run_memory_bytes(const ir::Task& task);
+
+/// Memory estimate before interpreting: throws LeirError E310 ("over the memory budget", LEIR.md §12) when
+/// run_memory_bytes(task) exceeds `budget` bytes; `flag` names the option that raises it (in MiB). budget 0: no
+/// limit.
+void check_memory_budget(const ir::Task& task, std::uint64_t budget, std::string_view flag = "--max-memory");
 
 enum class Distribution : std::uint8_t { Normal, Uniform };  // N and U of LEIR.md §11
 

@@ -16,6 +16,10 @@
 #include "ir/ast.hpp"
 #include "ir/dtype.hpp"
 
+namespace steptp::interp {
+struct RunOptions;
+}
+
 namespace steptp::interp::detail {
 
 enum class Prec : std::uint8_t { P64, P32, P16, PB16 };
@@ -66,13 +70,19 @@ struct Ctx {
   std::int64_t* vars = nullptr;
   BufState* bufs = nullptr;
   std::uint64_t steps = 0;
-  std::uint64_t limit = ~std::uint64_t{0};
+  std::uint64_t limit = ~std::uint64_t{0};       // next step count at which step_limit_reached() runs
+  std::uint64_t hard_limit = ~std::uint64_t{0};  // RunOptions::max_steps (E308 beyond it)
+  const RunOptions* opt = nullptr;               // progress callback and interval
   const StmtNode* cur = nullptr;
   std::int64_t cur_elem = -1;                    // flat index of the element the current statement computes
   Checker* chk = nullptr;                        // checked mode only
   const std::vector<BufDesc>* desc = nullptr;    // for messages
   const std::string* src = nullptr;              // canonical program text, for excerpts
 };
+
+/// Called when c.steps passes c.limit: E308 beyond the hard limit, otherwise reports progress and sets the next
+/// checkpoint (defined in interpreter.cpp; off the hot path).
+void step_limit_reached(Ctx& c);
 
 /// Throws LeirError `code` with the current statement's offset, loop values and `what` (defined in
 /// interpreter.cpp).
@@ -457,7 +467,7 @@ struct StmtNode : ItemNode {
   void step(Ctx& c) const {
     c.cur = this;
     c.cur_elem = -1;
-    if (++c.steps > c.limit) raise(c, "E308", "step limit exceeded");
+    if (++c.steps > c.limit) step_limit_reached(c);
   }
   /// Generic store path (used by the generic and checked statement variants).
   void exec_generic(Ctx& c) const;

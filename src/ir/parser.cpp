@@ -1,6 +1,7 @@
 // LEIR lexer and recursive-descent parser (LEIR.md §3, §4).
 #include "ir/parser.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -124,6 +125,32 @@ struct Parser {
   std::string_view src;
   std::vector<Token> toks;
   std::size_t p = 0;
+  // Depth accounting (E015). `depth` counts the recursive descents in progress (nests' loop headers and the
+  // expression levels that recurse: groups, calls, subscripts, unary minus, exponents); `height` is the height of
+  // the subtree the last parse function returned. Both stay within kMaxNestingDepth, so neither this parser nor
+  // any later recursive pass over the tree recurses deeper than the limit.
+  int depth = 0;
+  int height = 0;
+
+  /// RAII: one more level of descent; E015 at `t` beyond the limit.
+  struct Descend {
+    Parser& ps;
+    int n;
+    Descend(Parser& p, const Token& t, int levels = 1) : ps(p), n(levels) {
+      ps.depth += n;
+      if (ps.depth > kMaxNestingDepth) ps.too_deep(t);
+    }
+    ~Descend() { ps.depth -= n; }
+  };
+  [[noreturn]] void too_deep(const Token& t) const {
+    error(t, "E015", "nesting deeper than " + std::to_string(kMaxNestingDepth) +
+                         " levels (loop headers plus expression levels on one path)");
+  }
+  /// Records a subtree of height h built at token t (E015 beyond the limit).
+  void set_height(int h, const Token& t) {
+    if (h > kMaxNestingDepth) too_deep(t);
+    height = h;
+  }
 
   const Token& peek(std::size_t k = 0) const {
     std::size_t i = p + k;
@@ -220,11 +247,19 @@ struct Parser {
       if (!is_lower(c)) error(t, "E013", "invalid identifier '" + std::string(text(t)) + "'");
   }
 
+  // Height of a nest: its loop headers plus the highest body item (a statement is 1 + its highest side).
   Nest nest() {
     Nest n;
-    n.offset = off(peek());
-    while (at_header()) n.loops.push_back(header());
+    const Token& first = peek();
+    n.offset = off(first);
+    while (at_header()) {
+      const Token& h = peek();
+      n.loops.push_back(header());
+      if (depth + static_cast<int>(n.loops.size()) > kMaxNestingDepth) too_deep(h);
+    }
     if (n.loops.empty()) unexpected(peek(), "a loop header");
+    Descend in(*this, first, static_cast<int>(n.loops.size()));
+    int body_h = 0;
     const Token& lb = expect(Tok::LBrack, "'[' or another loop header");
     if (at(Tok::RBrack)) error(lb, "E011", "empty body");
     while (!at(Tok::RBrack)) {
@@ -232,10 +267,14 @@ struct Parser {
       if (at_header()) {
         n.body.push_back(Item{nest()});
       } else {
+        const Token& st = peek();
+        Descend s_in(*this, st);
         Stmt s = stmt();
         expect(Tok::Semi, "';'");
         n.body.push_back(Item{std::move(s)});
+        set_height(height + 1, st);
       }
+      body_h = std::max(body_h, height);
     }
     ++p;  // ]
     if (at(Tok::Semi)) {
@@ -244,9 +283,11 @@ struct Parser {
       Nest t = nest();
       t.tail = true;
       n.body.push_back(Item{std::move(t)});
+      body_h = std::max(body_h, height);
     } else {
       unexpected(peek(), "';' or a loop header after ']'");
     }
+    set_height(body_h + static_cast<int>(n.loops.size()), first);
     return n;
   }
 
@@ -256,8 +297,10 @@ struct Parser {
     s.offset = off(t);
     if (t.kind != Tok::Upper) unexpected(t, "a statement (buffer reference)");
     s.lhs = ref();
+    const int lhs_h = height;
     expect(Tok::Assign, "'='");
     s.rhs = expr();
+    height = std::max(lhs_h, height);
     return s;
   }
 
@@ -282,24 +325,32 @@ struct Parser {
     e.scope = *s;
     ++p;
     expect(Tok::RBrace, "'}'");
+    int h = 0;
     if (at(Tok::Under)) {
       const Token& under = toks[p++];
       if (at(Tok::RBrace)) error(under, "E004", "empty subscript");
+      Descend in(*this, under);
       e.args.push_back(expr());
+      h = height;
       while (at(Tok::Comma)) {
         ++p;
         e.args.push_back(expr());
+        h = std::max(h, height);
       }
       expect(Tok::RBrace, "',' or '}' in a subscript");
     }
+    set_height(h + 1, name);
     return e;
   }
 
   Expr expr() { return orx(); }
 
+  // A left-associative chain a+b+c is a left spine of Binary nodes: its height grows with its length although
+  // the parser does not recurse, so every link is checked against the limit.
   Expr binary_chain(Expr (Parser::*sub)(), std::initializer_list<std::pair<Tok, BinOp>> ops) {
     Expr lhs = (this->*sub)();
     for (;;) {
+      const int lhs_h = height;
       const Token& t = peek();
       const std::pair<Tok, BinOp>* hit = nullptr;
       for (const auto& o : ops)
@@ -310,6 +361,7 @@ struct Parser {
       std::uint32_t o = lhs.offset;
       lhs = make_binary(hit->second, std::move(lhs), std::move(rhs));
       lhs.offset = o;
+      set_height(std::max(lhs_h, height) + 1, t);
     }
   }
 
@@ -336,11 +388,15 @@ struct Parser {
     c.kind = ExprKind::Compare;
     c.offset = first.offset;
     c.args.push_back(std::move(first));
+    int h = height;
+    const Token& t = peek();
     while (relop(peek().kind, op)) {
       ++p;
       c.cmps.push_back(op);
       c.args.push_back(sum());
+      h = std::max(h, height);
     }
+    set_height(h + 1, t);
     return c;
   }
 
@@ -354,10 +410,12 @@ struct Parser {
 
   Expr unary() {
     if (at(Tok::Minus)) {
-      std::uint32_t o = off(peek());
+      const Token& t = peek();
+      Descend in(*this, t);
       ++p;
       Expr e = make_neg(unary());
-      e.offset = o;
+      e.offset = off(t);
+      set_height(height + 1, t);
       return e;
     }
     return power();
@@ -366,8 +424,11 @@ struct Parser {
   Expr power() {
     Expr base = atom();
     if (!at(Tok::Pow)) return base;
-    ++p;
+    const int base_h = height;
+    const Token& t = toks[p++];
+    Descend in(*this, t);
     Expr ex = unary();
+    set_height(std::max(base_h, height) + 1, t);
     std::uint32_t o = base.offset;
     Expr e = make_binary(BinOp::Pow, std::move(base), std::move(ex));
     e.offset = o;
@@ -394,6 +455,7 @@ struct Parser {
         Expr e = make_int(parse_int_token(t));
         e.text = std::string(text(t));
         e.offset = off(t);
+        height = 1;
         return e;
       }
       case Tok::Float: {
@@ -404,15 +466,18 @@ struct Parser {
         Expr e = make_float(v);
         e.text = std::string(sv);
         e.offset = off(t);
+        height = 1;
         return e;
       }
       case Tok::Upper: return ref();
       case Tok::LParen: {
+        Descend in(*this, t);
         ++p;
         Expr inner = expr();
         expect(Tok::RParen, "')'");
         Expr g = make_group(std::move(inner));
         g.offset = off(t);
+        set_height(height + 1, t);
         return g;
       }
       case Tok::Lower: {
@@ -421,14 +486,18 @@ struct Parser {
         if (peek(1).kind == Tok::LParen) {
           if (!func_of(w, f)) error(t, "E007", "unknown function '" + std::string(w) + "'");
           p += 2;
+          Descend in(*this, t);
           Expr c = make_call(f, {});
           c.offset = off(t);
           if (at(Tok::RParen)) error(peek(), "E008", std::string(w) + "() takes " + std::to_string(func_arity(f)) + " argument(s), got 0");
           c.args.push_back(expr());
+          int h = height;
           while (at(Tok::Comma)) {
             ++p;
             c.args.push_back(expr());
+            h = std::max(h, height);
           }
+          set_height(h + 1, t);
           expect(Tok::RParen, "',' or ')'");
           if (static_cast<int>(c.args.size()) != func_arity(f))
             error(t, "E008", std::string(w) + "() takes " + std::to_string(func_arity(f)) + " argument(s), got " +
@@ -439,6 +508,7 @@ struct Parser {
           ++p;
           Expr e = make_inf();
           e.offset = off(t);
+          height = 1;
           return e;
         }
         for (char ch : w)
@@ -447,6 +517,7 @@ struct Parser {
         ++p;
         Expr e = make_var(std::string(w));
         e.offset = off(t);
+        height = 1;
         return e;
       }
       default: unexpected(t, "an expression");
@@ -456,12 +527,24 @@ struct Parser {
 
 }  // namespace
 
+namespace {
+void check_size(std::string_view text) {
+  if (text.size() > kMaxProgramBytes)
+    fail(text.substr(0, 80), "E014",
+         "program text of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+             std::to_string(kMaxProgramBytes) + " bytes",
+         0);
+}
+}  // namespace
+
 Program parse_program(std::string_view text) {
+  check_size(text);
   Parser ps{text, lex(text)};
   return ps.program();
 }
 
 Expr parse_expr(std::string_view text) {
+  check_size(text);
   Parser ps{text, lex(text)};
   Expr e = ps.expr();
   if (!ps.at(Tok::End)) ps.unexpected(ps.peek(), "end of expression");

@@ -97,6 +97,9 @@ void dump_string(std::string& out, std::string_view s) {
 }  // namespace
 
 Task parse_task(std::string_view json_text) {
+  if (json_text.size() > kMaxTaskBytes)
+    task_error("E107", "$", fmt::format("task text of {} bytes exceeds the limit of {} bytes", json_text.size(),
+                                        kMaxTaskBytes));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
@@ -235,7 +238,7 @@ Task read_task_file(const std::string& path) {
   try {
     return parse_task(all);
   } catch (const LeirError& e) {
-    if (e.code() != "E101") throw;
+    if (e.code() != "E101" && e.code() != "E107") throw;
     auto nl = all.find('\n', first);
     if (nl == std::string::npos) throw;
     return parse_task(std::string_view(all).substr(first, nl - first));

@@ -1,5 +1,6 @@
 // Tasks: a LEIR program plus its known-buffer signature (LEIR.md §2), and JSON/JSONL I/O.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,8 +34,13 @@ struct Task {
   const KnownBuffer* find_known(std::string_view name) const;
 };
 
+/// Largest task JSON text parse_task accepts (bytes; E107): the LEIR limit (kMaxProgramBytes) plus room for the
+/// known list and other members.
+inline constexpr std::size_t kMaxTaskBytes = std::size_t{4} << 20;
+
 /// Parses one task JSON object (text). Throws LeirError: E101 (malformed JSON or member), E102 (bad role, dtype,
-/// shape), E103 (duplicate name), E104 (known order), E105 (no output), and any parse error of the LEIR text.
+/// shape), E103 (duplicate name), E104 (known order), E105 (no output), E107 (text over kMaxTaskBytes), and any
+/// parse error of the LEIR text (E001-E015).
 Task parse_task(std::string_view json_text);
 
 /// Serialises a task exactly like Python json.dumps (members workload, suite, known, leir; ", " and ": "

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "ir/init_rule.hpp"
+#include "ir/limits.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "ir/validate_detail.hpp"
@@ -102,6 +103,16 @@ bool uses_var(const Stmt& s, std::string_view var) { return mentions_var(s.lhs, 
 }  // namespace
 
 Analysis analyze(Task& t) {
+  // A tree deeper than the parser accepts (built in memory by a strategy or a generator) is refused before any
+  // recursive pass runs over it (LEIR.md §12, E015).
+  std::uint32_t deep_at = 0;
+  if (const int h = syntax_height(t.program, &deep_at); h > kMaxNestingDepth) {
+    Analysis a;
+    Diagnostic d{"E015", "nesting " + std::to_string(h) + " levels deep, over the limit of " +
+                             std::to_string(kMaxNestingDepth), deep_at, {}, {}};
+    a.diags.push_back(std::move(d));
+    return a;
+  }
   detail::DiagSink sink;
   detail::ProgramFacts f = detail::collect(t.program, sink);
   detail::check_scopes(t.program, sink);

@@ -63,7 +63,7 @@ LowerCheckResult check_lowering(const ir::Task& t, LowerTarget target, const Low
       const auto inputs = interp::make_inputs(t, seed, dist);
       interp::TensorMap ref;
       try {
-        interp::RunOptions ro;
+        interp::RunOptions ro = opt.interp;
         ro.typed = true;
         ref = ip->run(inputs, ro);
       } catch (const std::exception& e) {

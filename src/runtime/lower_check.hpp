@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 #include "runtime/measure.hpp"
 
@@ -19,6 +20,8 @@ struct LowerCheckOptions {
   SandboxLimits limits;
   CompileOptions compile;             // C: cxx/flags; CUDA: cxx is the nvcc command ("" = $NVCC or nvcc)
   std::string nvcc_flags = "-O3 -shared -Xcompiler -fPIC --expt-relaxed-constexpr";
+  /// Passed to each interpreter run (statement limit E308, progress calls with that run's executions).
+  interp::RunOptions interp;
 };
 
 struct LowerCheckResult {

@@ -17,6 +17,7 @@
 #include "dataset/record.hpp"
 #include "dataset/timing.hpp"
 #include "frontend/workloads.hpp"
+#include "interp/interpreter.hpp"
 #include "ir/diag.hpp"
 #include "ir/task.hpp"
 #include "runtime/library_baseline.hpp"
@@ -241,9 +242,19 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
         done = ojson::parse(*v);
         ++resumed;
       }
+    std::string refused;  // a root over the work or memory budget is not run
+    if (done.is_null() && root.task) {
+      try {
+        interp::check_step_budget(*root.task, opt.max_steps);
+        interp::check_memory_budget(*root.task, opt.max_memory_bytes);
+      } catch (const ir::LeirError& e) {
+        refused = e.diag().headline();
+      }
+    }
     if (done.is_null()) {
-      if (!root.task) {
-        done = {{"result", failed_task_result(root.task_id, root.workload, opt.search, opt.policy.name, root.error)},
+      if (!root.task || !refused.empty()) {
+        const std::string why = root.task ? root.task_id + ": " + refused : root.error;
+        done = {{"result", failed_task_result(root.task_id, root.workload, opt.search, opt.policy.name, why)},
                 {"proposals", ojson::array()}, {"transcripts", ojson::array()}};
       } else {
         try {

@@ -50,6 +50,10 @@ struct SearchOptions {
   std::string cache_path;             // "" = OUT/cache.sqlite
   bool progress = true;
   eval::GradeConfig grade;            // suspicious_speedup, recheck_trials, faster_threshold (re-check)
+  /// Roots over these estimates are refused as that task's error (E309, E310) instead of being run: statement
+  /// executions of one run (the compiled and interpreted reference runs) and bytes of buffers. 0: no limit.
+  std::uint64_t max_steps = 10'000'000'000;
+  std::uint64_t max_memory_bytes = std::uint64_t{4} << 30;
 };
 
 struct SearchRunResult {

@@ -36,7 +36,9 @@ interp::Tensor run_wl(const std::string& name, const frontend::Params& params, c
     in[k.name] = tensor(k.dtype, k.shape, ins.at(i++));
   }
   EXPECT_EQ(i, ins.size()) << name;
-  auto res = it.run(in, interp::RunOptions{true, false, 0});
+  interp::RunOptions typed;
+  typed.typed = true;
+  auto res = it.run(in, typed);
   for (const auto& k : t.known)
     if (k.role == ir::Role::Output) out = res.at(k.name);
   return out;
@@ -57,7 +59,9 @@ TEST(WorkloadsInterp, EverySmallWorkloadRuns) {
     bool finite = false;
     for (auto dist : {interp::Distribution::Uniform, interp::Distribution::Normal}) {
       interp::TensorMap out;
-      EXPECT_NO_THROW(out = it.run(interp::make_inputs(t, 0, dist), interp::RunOptions{false, false, 4000000}));
+      interp::RunOptions ro;
+      ro.max_steps = 4000000;
+      EXPECT_NO_THROW(out = it.run(interp::make_inputs(t, 0, dist), ro));
       EXPECT_LE(it.last_steps(), 2000000u);
       for (const auto& [n, v] : out)
         for (double x : v.data) finite = finite || std::isfinite(x);

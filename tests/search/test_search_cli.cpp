@@ -173,6 +173,9 @@ TEST(SearchCliSlow, BadInputExitsTwoWithOneLineOrIsRecordedPerTask) {
     f << slurp(d + "/sm.jsonl");
     f << R"({"workload": "broken", "suite": "custom", "known": [{"name": "A", "role": "output", "dtype": "f32", "shape": [4]}], "leir": "L^{4}_{i=0}[A^{f32,g}_{i}=B^{f32,g}_{i};];"})"
       << "\n";
+    // 1.68e13 statement executions: refused by the work estimate (E309), not run
+    f << R"({"workload": "huge", "suite": "custom", "known": [{"name": "A", "role": "input", "dtype": "f32", "shape": [4096]}, {"name": "C", "role": "output", "dtype": "f32", "shape": [4096]}], "leir": "B^{4096}_{tx=0}L^{4096}_{a=0}L^{1000000}_{c=0}[C^{f32,g}_{tx}=C^{f32,g}_{tx}+A^{f32,g}_{tx};];"})"
+      << "\n";
   }
   ASSERT_EQ(run_cli({"search", "--tasks", d + "/tasks.jsonl", "--policy", "random", "--timer", "fixed", "--proposals", "4",
                      "--measurements", "2", "--out", d + "/t", "--no-progress"},
@@ -180,11 +183,16 @@ TEST(SearchCliSlow, BadInputExitsTwoWithOneLineOrIsRecordedPerTask) {
             0)
       << slurp(d + "/log.txt");
   const auto rs = jsonl(d + "/t/results.jsonl");
-  ASSERT_EQ(rs.size(), 2u);
+  ASSERT_EQ(rs.size(), 3u);
   EXPECT_EQ(rs[0]["status"], "ok");
   EXPECT_EQ(rs[1]["status"], "error");
   EXPECT_NE(rs[1]["error"].get<std::string>().find("E"), std::string::npos) << rs[1]["error"];
-  EXPECT_EQ(ojson::parse(slurp(d + "/t/summary.json"))["errors"].get<int>(), 1);
+  EXPECT_EQ(rs[2]["status"], "error");
+  EXPECT_NE(rs[2]["error"].get<std::string>().find("LEIR-E309 at 1: work estimate 1.68e+13 statement executions"),
+            std::string::npos)
+      << rs[2]["error"];
+  EXPECT_EQ(rs[2]["budget"]["proposals"]["used"], 0);
+  EXPECT_EQ(ojson::parse(slurp(d + "/t/summary.json"))["errors"].get<int>(), 2);
 }
 
 TEST(SearchCli, HelpDocumentsEveryFlag) {
@@ -194,7 +202,7 @@ TEST(SearchCli, HelpDocumentsEveryFlag) {
   for (const char* f : {"--algorithm", "--policy", "--proposals", "--measurements", "--timer", "--tasks", "--workloads",
                         "--out", "--base-url", "--model", "--temperature", "--max-tokens", "--timeout", "--retries",
                         "--api-key-env", "--llm-mode", "--replay", "--cost-model", "--enum-limit", "--time-limit",
-                        "--threads", "--no-baseline", "--suspicious-speedup", "--seed"})
+                        "--threads", "--no-baseline", "--suspicious-speedup", "--seed", "--max-steps", "--max-memory"})
     EXPECT_NE(h.find(f), std::string::npos) << f;
 }
 

@@ -1,0 +1,173 @@
+// Hostile input on every command that takes a task (issue #16): 2,500 nested parentheses, 5,000 nested sums, a
+// 10 MB line and a task of 1.68e13 statement executions. Each gives exit 2 and one error line with a stable LEIR
+// code — never a crash, never an endless run.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int rc = -1;  // exit status; 128 + signal when killed
+  std::string out, err;
+};
+
+std::string slurp_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs `steptp ARGS` under a 120 s timeout with stdout and stderr captured apart.
+Result run(const std::string& args, const fs::path& dir) {
+  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = "timeout 120 " + std::string(STEPTP_BINARY) + " " + args + " >" + out.string() + " 2>" +
+                          err.string();
+  const int st = std::system(cmd.c_str());
+  Result r;
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  r.out = slurp_file(out);
+  r.err = slurp_file(err);
+  return r;
+}
+
+std::string repeat(const std::string& s, int n) {
+  std::string r;
+  r.reserve(s.size() * static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) r += s;
+  return r;
+}
+
+std::string task_json(const std::string& name, const std::string& leir, long extent) {
+  const std::string shape = "[" + std::to_string(extent) + "]";
+  return R"({"workload": ")" + name + R"(", "suite": "level1", "known": [{"name": "A", "role": "input", "dtype": )"
+         R"("f32", "shape": )" + shape + R"(}, {"name": "C", "role": "output", "dtype": "f32", "shape": )" + shape +
+         R"(}], "leir": ")" + leir + "\"}\n";
+}
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> v;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    std::size_t nl = s.find('\n', pos);
+    if (nl == std::string::npos) nl = s.size();
+    v.push_back(s.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return v;
+}
+
+class HostileCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("steptp_hostile_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    const std::string a = "A^{f32,g}_{tx}";
+    auto write = [](const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; };
+    write("paren.json", task_json("paren", "B^{4}_{tx=0}[C^{f32,g}_{tx}=" + repeat("(", 2500) + a + repeat(")", 2500) + ";];", 4));
+    write("sums.json", task_json("sums", "B^{4}_{tx=0}[C^{f32,g}_{tx}=" + repeat("(", 5000) + a + repeat("+1)", 5000) + ";];", 4));
+    write("bigline.json", task_json("bigline", "B^{4}_{tx=0}[C^{f32,g}_{tx}=" + a + "+" + std::string(10'000'000, '0') + ";];", 4));
+    // 4096 x 10^6 x 4096 = 1.68e13 statement executions
+    write("huge.json", task_json("huge", "B^{4096}_{tx=0}L^{4096}_{a=0}L^{1000000}_{c=0}[C^{f32,g}_{tx}=C^{f32,g}_{tx}+A^{f32,g}_{tx};];", 4096));
+    // 10^10-element input read once: one statement execution, 170 GB of buffers.
+    write("bigbuf.json", R"({"workload": "bigbuf", "suite": "level1", "known": [{"name": "A", "role": "input", )"
+                         R"("dtype": "f32", "shape": [100000, 100000]}, {"name": "C", "role": "output", "dtype": )"
+                         R"("f32", "shape": [1]}], "leir": "B^{1}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx,0};];"})"
+                         "\n");
+    write("ok.json", task_json("ok", "B^{4}_{tx=0}[C^{f32,g}_{tx}=" + a + "*2;];", 4));
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string path(const std::string& name) { return (dir_ / name).string(); }
+
+  // Exit 2, no crash, and exactly one stderr line, carrying `code`.
+  static void expect_refused(const std::string& args, const std::string& code) {
+    SCOPED_TRACE(args);
+    const Result r = run(args, dir_);
+    EXPECT_EQ(r.rc, 2) << r.err.substr(0, 400);
+    const auto lines = lines_of(r.err);
+    ASSERT_EQ(lines.size(), 1u) << r.err.substr(0, 400);
+    EXPECT_NE(lines[0].find("LEIR-" + code), std::string::npos) << lines[0].substr(0, 400);
+    EXPECT_LT(lines[0].size(), 600u);  // one readable line, not the 10 MB input echoed back
+  }
+  static fs::path dir_;
+};
+fs::path HostileCli::dir_;
+
+const std::vector<std::pair<std::string, std::string>> kParseHostile = {
+    {"paren.json", "E015"}, {"sums.json", "E015"}, {"bigline.json", "E107"}};
+
+}  // namespace
+
+TEST_F(HostileCli, DeepOrHugeTextIsRefusedByEveryCommandThatTakesATask) {
+  for (const auto& [file, code] : kParseHostile) {
+    const std::string p = path(file);
+    for (const std::string& cmd :
+         {"run " + p, "equiv " + p + " " + p, "equiv " + path("ok.json") + " " + p, "lower --target c " + p,
+          "lower --target tir " + p, "lower --target cuda " + p, "lower --target c --check " + p,
+          "apply --strategy loop_reorder " + p, "measure " + p, "measure " + path("ok.json") + " --compare " + p})
+      expect_refused(cmd, code);
+  }
+}
+
+TEST_F(HostileCli, CheckAndFmtReportTheCodeAndExit2) {
+  for (const auto& [file, code] : kParseHostile) {
+    SCOPED_TRACE(file);
+    const Result c = run("check " + path(file), dir_);
+    EXPECT_EQ(c.rc, 2);
+    const auto lines = lines_of(c.out);
+    ASSERT_EQ(lines.size(), 2u) << c.out.substr(0, 400);
+    EXPECT_NE(lines[0].find("LEIR-" + code), std::string::npos) << lines[0].substr(0, 300);
+    EXPECT_EQ(lines[1], "0 of 1 task(s) valid");
+    // fmt prints its errors as FILE:LINE: headline, then (for a position in the text) the excerpt and caret.
+    const Result f = run("fmt " + path(file), dir_);
+    EXPECT_EQ(f.rc, 2);
+    const auto flines = lines_of(f.err);
+    ASSERT_GE(flines.size(), 1u);
+    EXPECT_NE(flines[0].find("LEIR-" + code), std::string::npos) << f.err.substr(0, 300);
+    for (std::size_t i = 1; i < flines.size(); ++i) EXPECT_EQ(flines[i].rfind("  ", 0), 0u) << flines[i];
+    EXPECT_LE(flines.size(), 3u);
+  }
+}
+
+TEST_F(HostileCli, WorkEstimateOverTheBudgetIsRefusedBeforeRunning) {
+  const std::string h = path("huge.json");
+  for (const std::string& cmd : {"run " + h, "equiv " + h + " " + h, "lower --target c --check " + h, "measure " + h,
+                                 "apply --verify --strategy loop_reorder " + h})
+    expect_refused(cmd, "E309");
+  const Result r = run("run " + h, dir_);
+  EXPECT_NE(r.err.find("work estimate 1.68e+13 statement executions per run exceeds the budget of 1e+09 (raise it "
+                       "with --max-steps N, 0 for no limit)"),
+            std::string::npos)
+      << r.err;
+  const std::string b = path("bigbuf.json");
+  for (const std::string& cmd : {"run " + b, "equiv " + b + " " + b, "lower --target c --check " + b, "measure " + b,
+                                 "apply --verify --strategy loop_reorder " + b})
+    expect_refused(cmd, "E310");
+  // Commands that do not execute the task accept it.
+  EXPECT_EQ(run("check " + h, dir_).rc, 0);
+  EXPECT_EQ(run("lower --target c " + h, dir_).rc, 0);
+}
+
+// 2e8 interpreted statements: too slow for the ASan run, hence "Slow".
+class HostileCliSlow : public HostileCli {};
+
+TEST_F(HostileCliSlow, RaisedBudgetRunsAndReportsProgress) {
+  // 2e8 executions: over the budget of 1e8 given here, under 3e8; progress lines every tenth.
+  std::ofstream(dir_ / "mid.json") << task_json(
+      "mid", "B^{2}_{tx=0}L^{10000}_{a=0}L^{10000}_{c=0}[C^{f32,g}_{tx}=C^{f32,g}_{tx}+A^{f32,g}_{tx};];", 2);
+  expect_refused("run --max-steps 100000000 " + path("mid.json"), "E309");
+  const Result r = run("run --max-steps 300000000 " + path("mid.json"), dir_);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("statements=200000000"), std::string::npos) << r.out;
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 9u) << r.err;  // at 10%, 20%, ..., 90%
+  EXPECT_EQ(lines[0].rfind("run: 10% (2e+07 of 2e+08 statement executions, ", 0), 0u) << lines[0];
+}
