@@ -68,6 +68,18 @@ fuzz: deps
 	mkdir -p fuzz/artifacts build-fuzz/corpus && ./build-fuzz/fuzz_parser -max_total_time=60 -timeout=10 \
 	  -artifact_prefix=fuzz/artifacts/ build-fuzz/corpus fuzz/corpus
 
+# Random-program differential fuzzer (src/fuzz/, `steptp fuzz`), not part of `test`: FUZZ_TIME seconds from
+# FUZZ_SEED; minimised failures in $(FUZZ_OUT)/regressions/, figures in $(FUZZ_OUT)/fuzz_summary.json (gitignored out/).
+# Exit status 1 if any check failed or the equivalence checker accepted a wrong mutant.
+FUZZ_TIME ?= 600
+FUZZ_SEED ?= 0
+FUZZ_OUT ?= out/fuzz-long
+FUZZ_ARGS ?=
+
+.PHONY: fuzz-long
+fuzz-long: build
+	./$(BUILD)/steptp fuzz --seed $(FUZZ_SEED) --programs 0 --time-limit $(FUZZ_TIME) --out $(FUZZ_OUT) $(FUZZ_ARGS)
+
 bench: build
 	@for b in $(BUILD)/bench_*; do [ -x $$b ] && $$b; done
 
