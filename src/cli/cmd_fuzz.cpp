@@ -4,6 +4,7 @@
 // Exit codes: 0 no failure and no mutant miss, 1 some failure or miss, 2 bad options.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -20,9 +21,37 @@ struct FuzzArgs {
   std::string out = "out/fuzz";
   bool no_lower = false, no_mutants = false, no_minimize = false;
   double progress_every = 10.0;
+  std::string replay;
 };
 
+/// --replay DIR: re-runs the check named in every regression file of DIR; one line per file.
+int replay_cmd(const FuzzArgs& a) {
+  std::vector<std::filesystem::path> files;
+  try {
+    for (const auto& e : std::filesystem::directory_iterator(a.replay))
+      if (e.path().extension() == ".json") files.push_back(e.path());
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  std::sort(files.begin(), files.end());
+  int failed = 0;
+  for (const auto& p : files) {
+    std::string err;
+    try {
+      const fuzz::Failure f = fuzz::read_regression(p.string());
+      err = fuzz::check_error(f.task, f.check, f.strategy, f.seed, a.opt);
+    } catch (const std::exception& e) {
+      err = std::string("unreadable: ") + e.what();
+    }
+    failed += !err.empty();
+    std::cout << p.filename().string() << ": " << (err.empty() ? "ok" : "FAIL " + err) << "\n";
+  }
+  std::cout << files.size() - failed << " of " << files.size() << " regression case(s) pass\n";
+  return failed ? 1 : 0;
+}
+
 int fuzz_cmd(FuzzArgs& a) {
+  if (!a.replay.empty()) return replay_cmd(a);
   if (a.run.programs <= 0 && a.run.time_limit <= 0) return fail("give --programs N or --time-limit SECONDS (or both)");
   if (a.no_lower) a.opt.lower_every = 0;
   a.opt.mutants = !a.no_mutants;
@@ -91,6 +120,7 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
   sub->add_option("--chain-steps", a->opt.chain_steps, "random strategy steps per chain (0: no chain)")->default_val(5);
   sub->add_flag("--no-mutants", a->no_mutants, "skip the mutation check of the equivalence checker");
   sub->add_flag("--no-minimize", a->no_minimize, "write failing tasks without delta-debugging them");
+  sub->add_option("--replay", a->replay, "re-check every regression file of DIR instead of fuzzing (exit 1 if one fails)");
   sub->add_option("--progress-every", a->progress_every, "seconds between progress lines on stderr")->default_val(10);
   return [a] { return fuzz_cmd(*a); };
 });

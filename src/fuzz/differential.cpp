@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/json_text.hpp"
 #include "core/rng.hpp"
 #include "dataset/equiv.hpp"
 #include "fuzz/minimize.hpp"
@@ -411,13 +412,13 @@ void minimize_and_write(Failure& f, const DiffOptions& opt) {
   std::filesystem::create_directories(opt.regressions_dir);
   const std::string name = f.check + (f.strategy.empty() ? "" : "_" + f.strategy) + "_" + task_hash_hex(f.task).substr(0, 8);
   f.file = (std::filesystem::path(opt.regressions_dir) / (name + ".json")).string();
-  nlohmann::json j{{"check", f.check}, {"strategy", f.strategy}, {"detail", f.detail}, {"seed", f.seed},
-                   {"task", nlohmann::json::parse(task_to_json(f.task))}};
+  core::ojson j{{"check", f.check}, {"strategy", f.strategy}, {"detail", f.detail}, {"seed", f.seed},
+                {"task", core::ojson::parse(task_to_json(f.task))}};
   write_file_atomic(f.file, j.dump(2) + "\n");
 }
 
 Failure read_regression(const std::string& path) {
-  const auto j = nlohmann::json::parse(read_file(path));
+  const auto j = core::ojson::parse(read_file(path));
   Failure f;
   f.check = j.at("check").get<std::string>();
   f.strategy = j.value("strategy", "");

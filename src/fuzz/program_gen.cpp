@@ -89,6 +89,7 @@ class Gen {
   std::vector<Buf> bufs_;
   std::vector<std::size_t> readable_;  // indices of bufs_ readable by later nests (known inputs, written g buffers)
   std::size_t next_name_ = 0;
+  std::set<std::string> read_;  // buffers read somewhere so far
   Program prog_;
   // per top-level nest
   std::size_t next_var_ = 0;
@@ -209,6 +210,7 @@ class Gen {
     return make_ref(ib.name, ib.dtype, ib.scope, std::move(sub));
   }
   Expr read(const Buf& b, bool allow_gather = true) {
+    read_.insert(b.name);
     std::vector<Expr> sub;
     auto idx = index_buffers(1);
     for (auto e : b.shape) {
@@ -358,7 +360,20 @@ class Gen {
         return call2(Func::Min, call2(Func::Max, std::move(x), make_float(is_signed_int(t) ? -100.0 : 0.0)), make_float(100.0));
       }
     }
-    return gen(k, int(r_.below(std::uint64_t(o_.max_depth + 1))));
+    Expr e = gen(k, int(r_.below(std::uint64_t(o_.max_depth + 1))));
+    // Keep earlier intermediates live: a value reads one that nothing has read yet (dead code makes mutants
+    // equivalent and strategies trivial).
+    std::vector<const Buf*> unread;
+    for (auto i : readable_) {
+      const Buf& b = bufs_[i];
+      if (b.known || read_.count(b.name) || kind_of(b.dtype) == Kind::Bool) continue;
+      if (k == Kind::Int && kind_of(b.dtype) != Kind::Int) continue;
+      unread.push_back(&b);
+    }
+    if (unread.empty() || r_.chance(0.2)) return e;
+    Expr x = read(*pick(unread));
+    if (k == Kind::Bool) return bin(BinOp::Or, std::move(e), make_compare(CmpOp::Gt, std::move(x), make_float(0.0)));
+    return bin(r_.chance(0.5) ? BinOp::Add : BinOp::Mul, std::move(e), std::move(x));
   }
 
   // ---- statements and nests ----
