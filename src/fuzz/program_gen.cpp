@@ -257,7 +257,16 @@ class Gen {
   Expr gen(Kind k, int depth) {
     if (k == Kind::Bool) return gen_bool(depth);
     if (depth <= 0 || r_.chance(0.25)) return leaf(k);
-    return k == Kind::Float ? float_op(depth) : int_op(depth);
+    if (k == Kind::Float) return float_op(depth);
+    // A constant call (abs(9), max(2,3)) is a float constant (LEIR.md §7.3): it would turn the integer
+    // expression into an f64 one and its store into a float-to-integer conversion (E304 on negatives).
+    Expr e = int_op(depth);
+    bool var_or_ref = false, call = false;
+    visit_expr(e, [&](const Expr& x) {
+      var_or_ref = var_or_ref || x.kind == ExprKind::Var || x.kind == ExprKind::Ref;
+      call = call || x.kind == ExprKind::Call;
+    });
+    return !var_or_ref && call ? leaf(Kind::Int) : e;
   }
 
   Expr leaf(Kind k) {
