@@ -228,7 +228,17 @@ bool confirmed_equivalent(const Task& t, const Task& m) {
   return interp::check_equivalence(t, m, strong).equivalent;
 }
 
-void check_mutants(const Task& t, std::uint64_t seed, Figures& fig, std::vector<std::string>& misses) {
+/// Writes a missed mutant next to the regressions: <regressions_dir>/../mutant_misses/<kind>_<seed>.json.
+void write_miss(const DiffOptions& opt, MutationKind k, std::uint64_t seed, const Task& t, const Mutant& m) {
+  if (opt.regressions_dir.empty()) return;
+  const auto dir = std::filesystem::path(opt.regressions_dir).parent_path() / "mutant_misses";
+  std::filesystem::create_directories(dir);
+  core::ojson j{{"kind", mutation_name(k)}, {"site", m.site}, {"seed", seed},
+                {"original", core::ojson::parse(task_to_json(t))}, {"mutant", core::ojson::parse(task_to_json(m.task))}};
+  write_file_atomic((dir / (std::string(mutation_name(k)) + "_" + std::to_string(seed) + ".json")).string(), j.dump(2) + "\n");
+}
+
+void check_mutants(const Task& t, std::uint64_t seed, const DiffOptions& opt, Figures& fig, std::vector<std::string>& misses) {
   for (MutationKind k : kAllMutations) {
     MutantFigures& mf = fig.mutants[std::string(mutation_name(k))];
     std::optional<Mutant> m;
@@ -250,6 +260,7 @@ void check_mutants(const Task& t, std::uint64_t seed, Figures& fig, std::vector<
     } else {
       ++mf.missed;
       misses.push_back(std::string(mutation_name(k)) + ": " + m->site + " (seed " + std::to_string(seed) + ")");
+      write_miss(opt, k, seed, t, *m);
     }
   }
 }
@@ -368,7 +379,7 @@ std::vector<Failure> check_program(const Task& t, std::uint64_t seed, bool gener
       else fail("chain", "", e, t);
     }
   }
-  if (opt.mutants) check_mutants(t, seed, fig, misses);
+  if (opt.mutants) check_mutants(t, seed, opt, fig, misses);
   return out;
 }
 
@@ -397,7 +408,7 @@ std::string check_error(const Task& t, const std::string& check, const std::stri
 }
 
 void minimize_and_write(Failure& f, const DiffOptions& opt) {
-  if (opt.minimize) {
+  if (opt.minimize && f.check != "generate") {  // a generator bug is read from the generated task itself
     MinimizeOptions mo;
     mo.max_seconds = opt.minimize_seconds;
     mo.normalize = f.check != "roundtrip";

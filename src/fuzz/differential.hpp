@@ -35,7 +35,7 @@ struct DiffOptions {
   bool mutants = true;
   bool minimize = true;
   double minimize_seconds = 30.0;    // per failure
-  std::string regressions_dir;       // "" = write no files
+  std::string regressions_dir;       // "" = write no files; mutant misses go to its sibling mutant_misses/
 };
 
 /// One failed check. `strategy` names the strategy for enumerate/candidate failures; `task` is the minimised task

@@ -52,7 +52,9 @@ void normalize(Task& t) {
 }  // namespace
 
 std::size_t task_size(const Task& t) {
-  std::size_t n = t.known.size() + count_exprs(t.program, [](const Expr&, const ExprSite&) { return true; });
+  // A buffer read counts twice, so that replacing a 0-d read by a literal is a reduction.
+  std::size_t n = t.known.size() + count_exprs(t.program, [](const Expr&, const ExprSite&) { return true; }) +
+                  count_exprs(t.program, [](const Expr& e, const ExprSite&) { return e.kind == ExprKind::Ref; });
   Program p = t.program;
   for (std::size_t i = 0; i < count_loops(p); ++i) n += 1 + std::size_t(nth_loop(p, i)->extent);
   return n;

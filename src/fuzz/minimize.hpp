@@ -30,7 +30,8 @@ struct MinimizeResult {
 /// determine), drop known inputs the program no longer reads. `t` must satisfy `still_fails`.
 MinimizeResult minimize(const ir::Task& t, const FailPredicate& still_fails, const MinimizeOptions& opt = {});
 
-/// Size of a task for minimisation: AST nodes plus loop headers plus total loop extent (smaller is simpler).
+/// Size of a task for minimisation: AST nodes (buffer reads twice) plus loop headers plus total loop extent (smaller
+/// is simpler).
 std::size_t task_size(const ir::Task& t);
 
 }  // namespace steptp::fuzz
