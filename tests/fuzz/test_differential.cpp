@@ -219,12 +219,12 @@ TEST(FuzzDifferential, ShortRunWithoutCompiler) {
   opt.lower_every = 0;
   opt.candidates_per_program = 8;
   opt.minimize = false;
-  const auto r = run_fuzz({/*seed*/ 1000, /*programs*/ 6, 0}, opt);
+  const auto r = run_fuzz({/*seed*/ 1000, /*programs*/ 12, 0}, opt);
   for (const auto& f : r.failures) ADD_FAILURE() << f.check << " " << f.strategy << " seed " << f.seed << ": " << f.detail;
   for (const auto& m : r.misses) ADD_FAILURE() << "mutant miss: " << m;
-  EXPECT_EQ(r.figures.programs, 6);
-  EXPECT_EQ(r.figures.validated, 6);
-  EXPECT_EQ(r.figures.roundtrips, 6);
+  EXPECT_EQ(r.figures.programs, 12);
+  EXPECT_EQ(r.figures.validated, 12);
+  EXPECT_EQ(r.figures.roundtrips, 12);
   EXPECT_EQ(r.figures.lowerings, 0);
   EXPECT_GT(r.figures.candidates, 0);
 }
@@ -233,7 +233,7 @@ TEST(FuzzDifferentialSlow, ShortSeededRunWithCLowering) {
   DiffOptions opt;
   opt.lower_every = 3;
   opt.regressions_dir = (fs::temp_directory_path() / "steptp_fuzz_test_regressions").string();
-  const std::int64_t n = 24;
+  const std::int64_t n = 60;
   const auto r = run_fuzz({/*seed*/ 0, n, 0}, opt);
   for (const auto& f : r.failures) ADD_FAILURE() << f.check << " " << f.strategy << " seed " << f.seed << ": " << f.detail << " (" << f.file << ")";
   const auto& fig = r.figures;
