@@ -12,12 +12,12 @@
 // (f16 bf16 f32 f64, i8..i64, u8..u64, bool) in known buffers and intermediates. Shapes are small: ranks 0..3, extents
 // 1..max_extent.
 //
-// The generated AST is in *parsed form*: parentheses the precedence needs are explicit Group nodes and literals
-// carry their spelling, exactly as ir::parse_program builds them, so parse(print(t)) == t must hold.
+// The generated AST is in *parsed form* (parsed_form.hpp): parentheses the precedence needs are explicit Group nodes
+// and literals carry their spelling, exactly as ir::parse_program builds them, so parse(print(t)) == t must hold.
 #pragma once
 #include <cstdint>
 
-#include "ir/ast.hpp"
+#include "fuzz/parsed_form.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::fuzz {
@@ -32,15 +32,5 @@ struct GenOptions {
 
 /// The task of `seed`. workload is "fuzz_<seed>", suite "fuzz". Throws nothing for valid options.
 ir::Task generate_task(std::uint64_t seed, const GenOptions& opt = {});
-
-/// Parsed form of a synthesized expression: wraps every operand that the printer would parenthesise (LEIR.md §9) in
-/// a Group node and gives every literal its canonical spelling. Negative literals become unary minus.
-ir::Expr to_parsed_form(const ir::Expr& e);
-void to_parsed_form(ir::Program& p);
-
-/// The inverse: removes Group nodes and literal spellings (the form transformations build). Printing it must give
-/// the same text as printing the parsed form; the differential driver checks that.
-ir::Expr to_synthesized_form(const ir::Expr& e);
-void to_synthesized_form(ir::Program& p);
 
 }  // namespace steptp::fuzz
