@@ -77,6 +77,18 @@ fuzz: deps
 	./build-fuzz/fuzz_onnx -max_total_time=$(FUZZ_SECONDS) -timeout=10 -max_len=1048576 -rss_limit_mb=4096 \
 	  -artifact_prefix=fuzz/artifacts/onnx- build-fuzz/corpus-onnx build-fuzz/seeds-onnx
 
+# Random-program differential fuzzer (src/fuzz/, `steptp fuzz`), not part of `test`: FUZZ_TIME seconds from
+# FUZZ_SEED; minimised failures in $(FUZZ_OUT)/regressions/, figures in $(FUZZ_OUT)/fuzz_summary.json (gitignored out/).
+# Exit status 1 if any check failed or the equivalence checker accepted a wrong mutant.
+FUZZ_TIME ?= 600
+FUZZ_SEED ?= 0
+FUZZ_OUT ?= out/fuzz-long
+FUZZ_ARGS ?=
+
+.PHONY: fuzz-long
+fuzz-long: build
+	./$(BUILD)/steptp fuzz --seed $(FUZZ_SEED) --programs 0 --time-limit $(FUZZ_TIME) --out $(FUZZ_OUT) $(FUZZ_ARGS)
+
 bench: build
 	@for b in $(BUILD)/bench_*; do [ -x $$b ] && $$b; done
 

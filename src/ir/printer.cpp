@@ -124,7 +124,7 @@ struct Printer {
       const Item& it = n.body[i];
       if (it.is_stmt()) {
         stmt(it.stmt());
-      } else if (it.nest().tail && i + 1 == n.body.size()) {
+      } else if (it.nest().tail && i + 1 == n.body.size() && i > 0) {  // alone it prints inside: never `H[]H2[…];`
         tail = &it.nest();
       } else {
         nest(it.nest());

@@ -1,6 +1,7 @@
 // C++/OpenMP lowering (LEIR.md §10.2).
 //
-// ABI of the generated translation unit (self-contained; compile with e.g. `c++ -O3 -fopenmp -shared -fPIC`):
+// ABI of the generated translation unit (self-contained; compile with e.g. `c++ -O3 -ffp-contract=off -fopenmp -shared
+// -fPIC`; without -ffp-contract=off GCC fuses a*b+c into one rounding, unlike the interpreter):
 //   extern "C" void leir_run(<one pointer per known buffer, in known order>);
 //     inputs, constants, params: `const T* __restrict`; outputs: `T* __restrict`; dense row-major arrays of the
 //     known shape (0-d: one element). T is the storage type of the known dtype: float, double, int8_t..int64_t,

@@ -12,7 +12,9 @@ namespace steptp::runtime {
 
 struct CompileOptions {
   std::string cxx;                 // "" = $CXX or "c++"
-  std::string flags = "-O3 -march=native -fopenmp -shared -fPIC";
+  // -ffp-contract=off: no fused multiply-add, so every operation rounds in its type as the interpreter does
+  // (LEIR.md §8.2); GCC contracts a*b+c by default, which differs in the last f32 bit.
+  std::string flags = "-O3 -march=native -ffp-contract=off -fopenmp -shared -fPIC";
   std::string cache_dir;           // "" = $STEPTP_CACHE or ~/.cache/steptp/so
 };
 

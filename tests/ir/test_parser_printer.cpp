@@ -97,6 +97,17 @@ TEST(Parser, TailFormRoundTrips) {
   EXPECT_EQ(print_program(q), t);
 }
 
+TEST(Parser, ALoneTailNestPrintsInBracketForm) {
+  // Found by the differential fuzzer (fuzz/regressions/candidate_operator_fission_lone_tail.json): operator_fission
+  // left a tail nest as the only item of a body, which printed as `L^{1}_{a=0}[]L^{2}...;` (E011 empty body).
+  Program p = parse_program("L^{1}_{a=0}[C^{f32,g}_{a}=1.0;]L^{2}_{c=0}[D^{f32,g}_{a,c}=C^{f32,g}_{a};];");
+  p.nests[0].body.erase(p.nests[0].body.begin());
+  ASSERT_TRUE(p.nests[0].body[0].nest().tail);
+  const std::string text = print_program(p);
+  EXPECT_EQ(text, "L^{1}_{a=0}[L^{2}_{c=0}[D^{f32,g}_{a,c}=C^{f32,g}_{a};];];");
+  EXPECT_EQ(print_program(parse_program(text)), text);
+}
+
 TEST(Parser, LiteralsKeepSpelling) {
   for (std::string s : {"1e-05", "1.0e-5", "2", "2.0", "0.5", "1E+3"}) {
     std::string t = "B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx}*" + s + ";];";

@@ -1,5 +1,6 @@
 #include "strategies/analysis/reduction.hpp"
 
+#include "ir/typing.hpp"
 #include "ir/validate.hpp"
 
 namespace steptp::strategy::analysis {
@@ -21,6 +22,25 @@ bool mentions_buffer(const ir::Expr& e, const std::string& name) {
   ir::visit_expr(e, [&](const ir::Expr& x) { f = f || x.is_ref(name); });
   return f;
 }
+
+/// Can the steps of `X = max(X, e)` / `min` run in any order? Each step computes in P = promote(X, e) and stores
+/// into X's dtype (LEIR.md §8.3); the steps commute only when that store is monotone: a float target, a float P
+/// into an integer target (truncation), or an integer P whose range fits the target. An integer target narrower
+/// than P wraps (u8: min(1, -1) stores 255, so min(min(1, 0), -1) = 255 but min(min(1, -1), 0) = 0), and a bool
+/// target stores x != 0.
+bool order_free_store(const ir::Stmt& s) {
+  using ir::DType;
+  const DType acc = s.lhs.dtype;
+  if (ir::is_float(acc)) return true;
+  ir::Stmt typed = s;
+  ir::annotate_types(typed, acc, [](const ir::Expr& ref) { return ref.dtype; });
+  const DType p = typed.rhs.ty;
+  if (p == acc || p == DType::Bool) return true;
+  if (acc == DType::Bool || p == DType::Invalid) return false;
+  if (ir::is_float(p)) return true;
+  const bool ps = ir::is_signed_int(p), as = ir::is_signed_int(acc);
+  return ps == as ? ir::dtype_bits(p) <= ir::dtype_bits(acc) : (!ps && as && ir::dtype_bits(p) < ir::dtype_bits(acc));
+}
 }  // namespace
 
 std::optional<Reduction> match_reduction(const ir::Stmt& s, const std::vector<const ir::Loop*>& loops) {
@@ -40,6 +60,7 @@ std::optional<Reduction> match_reduction(const ir::Stmt& s, const std::vector<co
   second = &r.args[1];
   if (!(*first == s.lhs)) return std::nullopt;
   if (mentions_buffer(*second, s.lhs.text)) return std::nullopt;
+  if ((red.op == ReduceOp::Max || red.op == ReduceOp::Min) && !order_free_store(s)) return std::nullopt;
   red.acc = s.lhs.text;
   red.lhs = &s.lhs;
   red.acc_read = first;

@@ -29,7 +29,9 @@ struct Reduction {
   bool implicit_init = true;                // false: continuing
 };
 
-/// Matches the reduction form; init status is left implicit (see with_init_status).
+/// Matches the reduction form; init status is left implicit (see with_init_status). A max/min statement whose
+/// store into the accumulator is not monotone (an integer target narrower than the promoted type, a bool target)
+/// is not a reduction: its steps do not commute.
 std::optional<Reduction> match_reduction(const ir::Stmt& s, const std::vector<const ir::Loop*>& loops);
 
 /// Does a statement before `s` in program order write buffer `buf`?

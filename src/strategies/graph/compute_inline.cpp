@@ -11,9 +11,12 @@
 //  - an integer or bool T needs f's static type to equal T's dtype (no conversion on store is dropped).
 // Class E when f's static type equals T's dtype and every consumer statement's target dtype equals it, else R
 // (§6 "stored intermediates"). Reads inside lazy branches stay inside them, so laziness is preserved.
+#include <algorithm>
 #include <set>
 
+#include "ir/init_rule.hpp"
 #include "ir/printer.hpp"
+#include "ir/typing.hpp"
 #include "ir/validate.hpp"
 #include "strategies/analysis/access.hpp"
 #include "strategies/analysis/refs.hpp"
@@ -45,6 +48,26 @@ bool used_as_value(const ir::Expr& e, const std::string& key) {
   for (const auto& c : e.args)
     if (used_as_value(c, key)) return true;
   return false;
+}
+
+void vars_of(const ir::Expr& e, std::set<std::string>& out) {
+  ir::visit_expr(e, [&](const ir::Expr& x) {
+    if (x.kind == ir::ExprKind::Var) out.insert(x.text);
+  });
+}
+
+/// Does the consumer keep its §8.4 initialiser and, when it has one, every loop variable it mentions (its
+/// reduction variables decide when the initialiser fires)? Rule 2 is left out: inlining never changes it.
+bool same_init(const ir::Stmt& before, const ir::Stmt& after) {
+  const ir::InitKind k = ir::statement_initialiser(before, false);
+  if (k != ir::statement_initialiser(after, false)) return false;
+  if (k == ir::InitKind::None) return true;
+  std::set<std::string> vb, va;
+  vars_of(before.lhs, vb);
+  vars_of(before.rhs, vb);
+  vars_of(after.lhs, va);
+  vars_of(after.rhs, va);
+  return std::includes(va.begin(), va.end(), vb.begin(), vb.end());
 }
 
 struct Plan {
@@ -101,11 +124,14 @@ void inline_nest(ir::Nest& n, Inliner& in, const std::string& buffer, std::uint3
       continue;
     }
     ir::Stmt& s = it.stmt();
+    const ir::Stmt orig = s;
     const std::string before = ir::print_stmt(s);
     nlohmann::json subs = nlohmann::json::array();
     for (auto& e : s.lhs.args) in.run(e, true, subs);
     in.run(s.rhs, false, subs);
     if (subs.empty()) continue;
+    if (in.why.empty() && !same_init(orig, s))
+      in.why = "inlining would change the initialiser or the reduction variables of " + before;
     if (analysis::effective_dtype(t, s.lhs) != tdt) all_same = false;
     reads.push_back({{"nest", top}, {"statement", before}, {"after", ir::print_stmt(s)}, {"substitutions", subs}});
   }
@@ -146,6 +172,10 @@ Plan plan(const ir::Task& t0, std::uint32_t i) {
   const ir::DType tdt = st.lhs.dtype;
   const ir::DType fty = st.rhs.ty;
   if (!ir::is_float(tdt) && fty != tdt) return fail("conversion to a non-float dtype on store");
+  // A weak integer constant takes its consumer's type once inlined (LEIR.md §7.3): u64 T = 9 read in
+  // C_{u32} + T would then wrap at 2^32.
+  if (!ir::is_float(tdt) && ir::constant_class(st.rhs) == ir::ConstClass::Int)
+    return fail("the definition is a weak integer constant");
 
   // Buffers the definition reads (value preservation).
   std::set<std::string> reads_of_f;

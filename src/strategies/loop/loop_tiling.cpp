@@ -4,6 +4,8 @@
 // respects every non-reduction dependence (isl, §7.1; equivalent to all dependence distances on x and y being
 // >= 0), or both loops pass §7.2. Class from isl on the tiled schedule: R when a + - * reduction dependence is
 // reordered, else E (tiling a single reduction loop keeps each element's accumulation order).
+#include <algorithm>
+
 #include "ir/printer.hpp"
 #include "ir/validate.hpp"
 #include "strategies/analysis/access.hpp"
@@ -116,8 +118,16 @@ Applied apply_tiling(const ir::Task& t, const Candidate& c) {
     if (both && analysis::reassociates(red.op)) cls = Exactness::Reassoc;
     evidence = "only reduction dependences; accumulation order " + std::string(both ? "changes" : "kept");
   } else {
-    auto chk =
-        analysis::check_schedule(analysis::reschedule_stmts(t.program, r.task.program, c.ref.nest[0], r.old_key_of));
+    // Only the tiled nest's statements get the new keys: a sibling nested nest may reuse the names x and y.
+    const std::uint32_t top = c.ref.nest[0];
+    std::vector<analysis::KeyMap> maps;
+    for (const auto& sc : analysis::collect_stmts(r.task.program.nests[top], {top})) {
+      const bool inside = sc.nest.size() >= c.ref.nest.size() &&
+                          std::equal(c.ref.nest.begin(), c.ref.nest.end(), sc.nest.begin());
+      maps.push_back(inside ? r.old_key_of : analysis::KeyMap{});
+    }
+    auto chk = analysis::check_schedule(
+        analysis::reschedule_range(t.program, top, top + 1, r.task.program, top, top + 1, maps));
     if (!chk.legal) throw StrategyError("S003", c.id() + ": tiled schedule violates " + chk.detail);
     if (chk.reassociated) cls = Exactness::Reassoc;
     evidence = std::to_string(chk.dependences) + " dependence relations, " + std::to_string(chk.reduction_dependences) +

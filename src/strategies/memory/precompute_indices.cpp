@@ -33,21 +33,24 @@ bool has_ref(const ir::Expr& e) {
   return r;
 }
 
-/// Every read-subscript entry position of a statement: (path of the entry, lazy).
-void entry_paths(const ir::Expr& e, std::vector<std::uint32_t>& cur, bool lazy,
+/// Every read-subscript entry position of a statement: (path of the entry, lazy). The statement's own accumulator
+/// read (a read equal to its LHS) is skipped: a gather there would break the LHS match of LEIR.md §8.4 rule 4 and
+/// drop the initialiser.
+void entry_paths(const ir::Expr& e, const ir::Expr& lhs, std::vector<std::uint32_t>& cur, bool lazy,
                  std::vector<std::pair<std::vector<std::uint32_t>, bool>>& out) {
+  if (e.is_ref() && e == lhs) return;
   if (e.is_ref())
     for (std::uint32_t k = 0; k < e.args.size(); ++k) {
       cur.push_back(k);
       out.emplace_back(cur, lazy);
-      entry_paths(e.args[k], cur, lazy, out);
+      entry_paths(e.args[k], lhs, cur, lazy, out);
       cur.pop_back();
     }
   else
     for (std::uint32_t k = 0; k < e.args.size(); ++k) {
       cur.push_back(k);
       const bool l = lazy || (e.kind == ir::ExprKind::Call && e.fn == ir::Func::IfThenElse && k > 0);
-      entry_paths(e.args[k], cur, l, out);
+      entry_paths(e.args[k], lhs, cur, l, out);
       cur.pop_back();
     }
 }
@@ -58,7 +61,7 @@ std::vector<Entry> entries(const ir::Task& t, std::uint32_t i) {
   for (const auto& sc : analysis::collect_stmts(n, {i})) {
     std::vector<std::pair<std::vector<std::uint32_t>, bool>> paths;
     std::vector<std::uint32_t> cur{1};
-    entry_paths(sc.stmt->rhs, cur, false, paths);
+    entry_paths(sc.stmt->rhs, sc.stmt->lhs, cur, false, paths);
     for (const auto& [path, lazy] : paths) {
       const ir::Expr& e = *analysis::expr_at(*sc.stmt, path);
       if (e.kind == ir::ExprKind::Var || has_ref(e)) continue;
@@ -86,15 +89,17 @@ std::vector<Entry> entries(const ir::Task& t, std::uint32_t i) {
   return out;
 }
 
-/// Replaces every read-subscript entry equal to `from` (pre-order, not descending into replacements).
-int replace_entries(ir::Expr& e, const ir::Expr& from, const ir::Expr& to) {
+/// Replaces every read-subscript entry equal to `from` (pre-order, not descending into replacements), except
+/// inside the statement's accumulator read (a read equal to `lhs`, see entry_paths).
+int replace_entries(ir::Expr& e, const ir::Expr& from, const ir::Expr& to, const ir::Expr& lhs) {
+  if (e.is_ref() && e == lhs) return 0;
   int n = 0;
   for (auto& c : e.args) {
     if (e.is_ref() && c == from) {
       c = to;
       ++n;
     } else {
-      n += replace_entries(c, from, to);
+      n += replace_entries(c, from, to, lhs);
     }
   }
   return n;
@@ -105,7 +110,7 @@ int replace_entries(ir::Nest& nest, const ir::Expr& from, const ir::Expr& to) {
     if (it.is_nest()) {
       n += replace_entries(it.nest(), from, to);
     } else {
-      n += replace_entries(it.stmt().rhs, from, to);
+      n += replace_entries(it.stmt().rhs, from, to, it.stmt().lhs);
     }
   }
   return n;

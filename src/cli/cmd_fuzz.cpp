@@ -1,0 +1,132 @@
+// `steptp fuzz`: random-program differential fuzzing of the parser, printer, validator, interpreter, C lowering and
+// strategies, plus the mutation check of the equivalence checker (src/fuzz/differential.hpp). Writes minimised
+// regression files and fuzz_summary.json into --out; prints progress lines on stderr.
+// Exit codes: 0 no failure and no mutant miss, 1 some failure or miss, 2 bad options.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/command.hpp"
+#include "fuzz/differential.hpp"
+#include "ir/task.hpp"
+
+namespace steptp::cli {
+namespace {
+
+struct FuzzArgs {
+  fuzz::FuzzRun run;
+  fuzz::DiffOptions opt;
+  std::string out = "out/fuzz";
+  bool no_lower = false, no_mutants = false, no_minimize = false;
+  double progress_every = 10.0;
+  std::string replay;
+};
+
+/// --replay DIR: re-runs the check named in every regression file of DIR; one line per file.
+int replay_cmd(const FuzzArgs& a) {
+  std::vector<std::filesystem::path> files;
+  try {
+    for (const auto& e : std::filesystem::directory_iterator(a.replay))
+      if (e.path().extension() == ".json") files.push_back(e.path());
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  std::sort(files.begin(), files.end());
+  int failed = 0;
+  for (const auto& p : files) {
+    std::string err;
+    try {
+      const fuzz::Failure f = fuzz::read_regression(p.string());
+      err = fuzz::check_error(f.task, f.check, f.strategy, f.seed, a.opt);
+    } catch (const std::exception& e) {
+      err = std::string("unreadable: ") + e.what();
+    }
+    failed += !err.empty();
+    std::cout << p.filename().string() << ": " << (err.empty() ? "ok" : "FAIL " + err) << "\n";
+  }
+  std::cout << files.size() - failed << " of " << files.size() << " regression case(s) pass\n";
+  return failed ? 1 : 0;
+}
+
+int fuzz_cmd(FuzzArgs& a) {
+  if (!a.replay.empty()) return replay_cmd(a);
+  if (a.run.programs <= 0 && a.run.time_limit <= 0) return fail("give --programs N or --time-limit SECONDS (or both)");
+  if (a.no_lower) a.opt.lower_every = 0;
+  a.opt.mutants = !a.no_mutants;
+  a.opt.minimize = !a.no_minimize;
+  a.opt.regressions_dir = (std::filesystem::path(a.out) / "regressions").string();
+  try {
+    std::filesystem::create_directories(a.out);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  double next = a.progress_every;
+  auto progress = [&](const fuzz::Figures& f) {
+    if (f.seconds < next) return;
+    next = f.seconds + a.progress_every;
+    std::cerr << fmt::format("fuzz: {:.0f}s {} programs, {} candidates, {} chain steps, {} failures, {} mutant misses, "
+                             "{:.1f} exec/s\n",
+                             f.seconds, f.programs, f.candidates, f.chain_steps, f.failures(), f.mutant_misses(),
+                             f.seconds > 0 ? double(f.executions()) / f.seconds : 0.0);
+  };
+  fuzz::FuzzResult r = fuzz::run_fuzz(a.run, a.opt, progress);
+  nlohmann::json j = r.figures.to_json();
+  j["seed"] = a.run.seed;
+  j["lower_every"] = a.opt.lower_every;
+  nlohmann::json fl = nlohmann::json::array();
+  for (const auto& f : r.failures)
+    fl.push_back({{"check", f.check}, {"strategy", f.strategy}, {"seed", f.seed}, {"detail", f.detail}, {"file", f.file}});
+  j["failure_list"] = fl;
+  j["mutant_miss_list"] = r.misses;
+  const std::string summary = (std::filesystem::path(a.out) / "fuzz_summary.json").string();
+  try {
+    ir::write_file_atomic(summary, j.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  const auto& f = r.figures;
+  std::cout << fmt::format("{} programs ({} valid, {} round trips), {} C lowerings, {} strategy candidates, {} chain "
+                           "steps in {:.1f}s ({:.1f} exec/s)\n",
+                           f.programs, f.validated, f.roundtrips, f.lowerings, f.candidates, f.chain_steps, f.seconds,
+                           f.seconds > 0 ? double(f.executions()) / f.seconds : 0.0);
+  std::cout << fmt::format("failures: {}", f.failures());
+  for (const auto& [k, n] : f.failures_by_check) std::cout << fmt::format(" {}={}", k, n);
+  std::cout << "\nmutants:";
+  for (const auto& [k, m] : f.mutants)
+    std::cout << fmt::format(" {} {}/{} rejected ({} equivalent, {} missed);", k, m.rejected, m.generated, m.equivalent,
+                             m.missed);
+  std::cout << "\nsummary: " << summary << "\n";
+  return f.failures() == 0 && f.mutant_misses() == 0 ? 0 : 1;
+}
+
+const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
+  auto a = std::make_shared<FuzzArgs>();
+  auto* sub = app.add_subcommand(
+      "fuzz",
+      "Differential fuzzing on random valid LEIR tasks: print/parse round trip, validator, C lowering against the "
+      "interpreter, every strategy's sampled candidates and random 5-step chains checked for equivalence, and "
+      "semantic mutants that the equivalence checker must reject. Failures are minimised into DIR/regressions/; "
+      "figures go to DIR/fuzz_summary.json. Exit 0 iff no failure and no mutant miss.");
+  sub->add_option("--seed", a->run.seed, "first generator seed (program i uses seed+i)")->default_val(0);
+  sub->add_option("--programs", a->run.programs, "stop after N programs (0: no limit)")->default_val(100);
+  sub->add_option("--time-limit", a->run.time_limit, "stop after SECONDS of wall-clock time (0: no limit)")->default_val(0);
+  sub->add_option("--out", a->out, "output directory (regressions/ and fuzz_summary.json)")->default_val("out/fuzz");
+  sub->add_flag("--no-lower", a->no_lower, "skip the compiled C lowering check (no C compiler needed)");
+  sub->add_option("--lower-every", a->opt.lower_every, "check the C lowering on every K-th program")->default_val(4);
+  sub->add_option("--candidates", a->opt.candidates_per_program, "strategy candidates sampled per program")->default_val(30);
+  sub->add_option("--per-strategy", a->opt.candidates_per_strategy, "candidates sampled per strategy and program")->default_val(3);
+  sub->add_option("--chain-steps", a->opt.chain_steps, "random strategy steps per chain (0: no chain)")->default_val(5);
+  sub->add_option("--max-extent", a->opt.gen.max_extent, "generated loop and buffer extents are in [1, N]")->default_val(6);
+  sub->add_option("--max-steps", a->opt.gen.max_steps, "computation steps per generated task")->default_val(4);
+  sub->add_option("--max-depth", a->opt.gen.max_depth, "expression depth of generated values")->default_val(3);
+  sub->add_flag("--no-mutants", a->no_mutants, "skip the mutation check of the equivalence checker");
+  sub->add_flag("--no-minimize", a->no_minimize, "write failing tasks without delta-debugging them");
+  sub->add_option("--replay", a->replay, "re-check every regression file of DIR instead of fuzzing (exit 1 if one fails)");
+  sub->add_option("--progress-every", a->progress_every, "seconds between progress lines on stderr")->default_val(10);
+  return [a] { return fuzz_cmd(*a); };
+});
+
+}  // namespace
+}  // namespace steptp::cli

@@ -1,0 +1,104 @@
+// Random-program differential fuzzing (issue #16 parts 2 and 3). For every generated task (program_gen.hpp):
+//  generate    the validator accepts it and the checked interpreter runs it (a failure is a generator bug);
+//  roundtrip   parse(print(t)) == t, print(parse(print(t))) == print(t), the task JSON round-trips, and the
+//              synthesized form (no groups, no spellings) prints the same text (the printer's minimal parentheses);
+//  lower_c     the compiled C lowering agrees with the typed interpreter (runtime::check_lowering), every k-th task;
+//  lower_text  the TVMScript and CUDA lowerings emit text or a documented E4xx error, nothing else;
+//  enumerate   every strategy's enumerate() returns without throwing;
+//  candidate   sampled candidates of every strategy apply (S001/S002 declines are counted, not failures), their text
+//              round-trips and validates, and they are equivalent to the task under their exactness class with the
+//              dataset's numeric check (dataset::check_against on dataset::make_reference draws);
+//  chain       a chain of random strategy steps (strategy::locked_legal_sites) stays equivalent to the root;
+//  mutants     each semantic mutation (mutate.hpp) is rejected by interp::check_equivalence; an accepted mutant is
+//              re-checked on 32 seeds, untyped and typed: still equivalent counts as truly equivalent, else a miss.
+// Failures are minimised (minimize.hpp) and written as regression files; see write_regression().
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz/program_gen.hpp"
+#include "ir/task.hpp"
+
+namespace steptp::fuzz {
+
+struct DiffOptions {
+  GenOptions gen;
+  int lower_every = 4;               // check_lowering on programs whose index is a multiple of this; 0: never
+  int candidates_per_strategy = 3;   // sampled candidates of one strategy per program
+  int candidates_per_program = 30;   // sampled candidates per program, over all strategies
+  int chain_steps = 5;               // 0: no chain
+  bool mutants = true;
+  bool minimize = true;
+  double minimize_seconds = 30.0;    // per failure
+  std::string regressions_dir;       // "" = write no files; mutant misses go to its sibling mutant_misses/
+};
+
+/// One failed check. `strategy` names the strategy for enumerate/candidate failures; `task` is the minimised task
+/// (the generated one when minimisation is off); `file` the regression file written ("" if none).
+struct Failure {
+  std::string check;
+  std::string strategy;
+  std::string detail;
+  std::uint64_t seed = 0;
+  ir::Task task;
+  std::string file;
+};
+
+struct MutantFigures {
+  std::int64_t generated = 0, rejected = 0, equivalent = 0, missed = 0, not_applicable = 0;
+};
+
+/// Figures of a run (fuzz_summary.json).
+struct Figures {
+  std::int64_t programs = 0, validated = 0, roundtrips = 0, lowerings = 0, lower_texts = 0;
+  std::int64_t strategies_enumerated = 0, candidates = 0, candidates_declined = 0, chains = 0, chain_steps = 0;
+  std::map<std::string, std::int64_t> failures_by_check;
+  std::map<std::string, MutantFigures> mutants;  // by mutation_name()
+  double seconds = 0;
+  std::int64_t executions() const;  // programs + lowerings + candidates + chain steps + mutants checked
+  std::int64_t failures() const;
+  std::int64_t mutant_misses() const;
+  nlohmann::json to_json() const;
+};
+
+/// Runs every check on `t` (generated from `seed` when `generated`; lower_c only when `lower`), adding to `fig`.
+/// Returns the failures, not yet minimised; mutant misses ("kind: site") are appended to `misses`. Never throws.
+std::vector<Failure> check_program(const ir::Task& t, std::uint64_t seed, bool generated, bool lower,
+                                   const DiffOptions& opt, Figures& fig, std::vector<std::string>& misses);
+
+/// The failure of check `check` (as named above; for candidate/enumerate failures restricted to `strategy`, with
+/// every candidate up to 64; the chain drawn from `seed`) on `t`, or "" when it passes. The minimisation predicate
+/// and the regression replay. Never throws.
+std::string check_error(const ir::Task& t, const std::string& check, const std::string& strategy, std::uint64_t seed,
+                        const DiffOptions& opt);
+
+/// Minimises `f.task` while check_error is not empty, then writes `<dir>/<check>[_<strategy>]_<hash>.json`:
+/// {"check", "strategy", "detail", "seed", "task": <task object of LEIR.md §2>}. Sets f.task and f.file.
+void minimize_and_write(Failure& f, const DiffOptions& opt);
+
+/// Loads a regression file (as written above). Throws std::runtime_error / ir::LeirError.
+Failure read_regression(const std::string& path);
+
+struct FuzzRun {
+  std::uint64_t seed = 0;
+  std::int64_t programs = 100;       // stop after this many programs (0: no limit)
+  double time_limit = 0;             // seconds; 0: no limit
+};
+
+struct FuzzResult {
+  Figures figures;
+  std::vector<Failure> failures;
+  std::vector<std::string> misses;   // "kind: site (seed)" of every mutant miss
+};
+
+/// The fuzz loop: tasks generate_task(run.seed + i), i = 0, 1, ... until a limit; failures are minimised and written
+/// when opt says so. `progress` is called after each program.
+FuzzResult run_fuzz(const FuzzRun& run, const DiffOptions& opt,
+                    const std::function<void(const Figures&)>& progress = {});
+
+}  // namespace steptp::fuzz
