@@ -119,7 +119,7 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
   sub->add_option("--per-strategy", a->opt.candidates_per_strategy, "candidates sampled per strategy and program")->default_val(3);
   sub->add_option("--chain-steps", a->opt.chain_steps, "random strategy steps per chain (0: no chain)")->default_val(5);
   sub->add_option("--max-extent", a->opt.gen.max_extent, "generated loop and buffer extents are in [1, N]")->default_val(6);
-  sub->add_option("--max-steps", a->opt.gen.max_steps, "computation steps per generated task")->default_val(4);
+  sub->add_option("--max-stages", a->opt.gen.max_steps, "top-level computation stages per generated task (each one or two top-level nests)")->default_val(4);
   sub->add_option("--max-depth", a->opt.gen.max_depth, "expression depth of generated values")->default_val(3);
   sub->add_flag("--no-mutants", a->no_mutants, "skip the mutation check of the equivalence checker");
   sub->add_flag("--no-minimize", a->no_minimize, "write failing tasks without delta-debugging them");

@@ -19,7 +19,9 @@ struct LowerCheckOptions {
   double tol_scale = 1.0;
   SandboxLimits limits;
   CompileOptions compile;             // C: cxx/flags; CUDA: cxx is the nvcc command ("" = $NVCC or nvcc)
-  std::string nvcc_flags = "-O3 -shared -Xcompiler -fPIC --expt-relaxed-constexpr";
+  // --fmad=false: no fused multiply-add, as the C build's -ffp-contract=off (DATASET.md §2.6): every operation
+  // rounds in its type like the typed interpreter (nvcc contracts a*b+c by default).
+  std::string nvcc_flags = "-O3 -shared -Xcompiler -fPIC --expt-relaxed-constexpr --fmad=false";
   /// Passed to each interpreter run (statement limit E308, progress calls with that run's executions).
   interp::RunOptions interp;
 };
