@@ -100,7 +100,7 @@ std::vector<Root> file_roots(const std::string& path) {
       r.task = std::move(it.task);
     } else {
       r.task_id = "line-" + std::to_string(it.line);
-      r.error = path + ": " + it.error.headline();
+      r.error = path + ":" + std::to_string(it.line) + ": " + it.error.headline();
     }
     roots.push_back(std::move(r));
   }

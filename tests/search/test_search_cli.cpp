@@ -173,6 +173,7 @@ TEST(SearchCliSlow, BadInputExitsTwoWithOneLineOrIsRecordedPerTask) {
     f << slurp(d + "/sm.jsonl");
     f << R"({"workload": "broken", "suite": "custom", "known": [{"name": "A", "role": "output", "dtype": "f32", "shape": [4]}], "leir": "L^{4}_{i=0}[A^{f32,g}_{i}=B^{f32,g}_{i};];"})"
       << "\n";
+    f << "not json\n";  // recorded with its file and line
     // 1.68e13 statement executions: refused by the work estimate (E309), not run
     f << R"({"workload": "huge", "suite": "custom", "known": [{"name": "A", "role": "input", "dtype": "f32", "shape": [4096]}, {"name": "C", "role": "output", "dtype": "f32", "shape": [4096]}], "leir": "B^{4096}_{tx=0}L^{4096}_{a=0}L^{1000000}_{c=0}[C^{f32,g}_{tx}=C^{f32,g}_{tx}+A^{f32,g}_{tx};];"})"
       << "\n";
@@ -183,16 +184,20 @@ TEST(SearchCliSlow, BadInputExitsTwoWithOneLineOrIsRecordedPerTask) {
             0)
       << slurp(d + "/log.txt");
   const auto rs = jsonl(d + "/t/results.jsonl");
-  ASSERT_EQ(rs.size(), 3u);
+  ASSERT_EQ(rs.size(), 4u);
   EXPECT_EQ(rs[0]["status"], "ok");
   EXPECT_EQ(rs[1]["status"], "error");
-  EXPECT_NE(rs[1]["error"].get<std::string>().find("E"), std::string::npos) << rs[1]["error"];
-  EXPECT_EQ(rs[2]["status"], "error");
-  EXPECT_NE(rs[2]["error"].get<std::string>().find("LEIR-E309 at 1: work estimate 1.68e+13 statement executions"),
+  EXPECT_NE(rs[1]["error"].get<std::string>().find("LEIR-E110 at 27: invalid or reserved buffer name 'B'"),
             std::string::npos)
-      << rs[2]["error"];
-  EXPECT_EQ(rs[2]["budget"]["proposals"]["used"], 0);
-  EXPECT_EQ(ojson::parse(slurp(d + "/t/summary.json"))["errors"].get<int>(), 2);
+      << rs[1]["error"];
+  EXPECT_EQ(rs[2]["status"], "error");
+  EXPECT_NE(rs[2]["error"].get<std::string>().find("tasks.jsonl:3: LEIR-E101"), std::string::npos) << rs[2]["error"];
+  EXPECT_EQ(rs[3]["status"], "error");
+  EXPECT_NE(rs[3]["error"].get<std::string>().find("LEIR-E309 at 1: work estimate 1.68e+13 statement executions"),
+            std::string::npos)
+      << rs[3]["error"];
+  EXPECT_EQ(rs[3]["budget"]["proposals"]["used"], 0);
+  EXPECT_EQ(ojson::parse(slurp(d + "/t/summary.json"))["errors"].get<int>(), 3);
 }
 
 TEST(SearchCli, HelpDocumentsEveryFlag) {
