@@ -188,7 +188,18 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
   if (opt.search.seed == 0) opt.search.seed = gen.master_seed;
   if (opt.policy.seed == 0) opt.policy.seed = opt.search.seed;
   opt.policy.threads = opt.threads;
-  // --- output, cache, timers, grader, policy
+  // --- policy, output, cache, timers, grader. Every policy but llm (whose answers the cache keeps) is made before
+  // anything is written, so a bad --policy or --cost-model leaves no output directory behind.
+  std::unique_ptr<policy::Policy> pol;
+  policy::LlmPolicy* llm = nullptr;
+  auto make_pol = [&](core::Cache* c) {
+    try {
+      pol = policy::make_policy(opt.policy, c, "llm, replay, random, cost", &llm);
+    } catch (const policy::PolicySpecError& e) {
+      throw SearchInputError(e.what());
+    }
+  };
+  if (opt.policy.name != "llm") make_pol(nullptr);
   std::error_code ec;
   fs::create_directories(opt.out_dir, ec);
   if (ec || !fs::is_directory(opt.out_dir))
@@ -206,13 +217,7 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
   gc.equiv_stream = "search-equiv";
   gc.recheck_faster = false;
   eval::Grader grader(gc, &timer, &cold_timer);
-  std::unique_ptr<policy::Policy> pol;
-  policy::LlmPolicy* llm = nullptr;
-  try {
-    pol = policy::make_policy(opt.policy, &cache, "llm, replay, random, cost", &llm);
-  } catch (const policy::PolicySpecError& e) {
-    throw SearchInputError(e.what());
-  }
+  if (!pol) make_pol(&cache);
   const std::string run_key = core::H({"steptp.search/1", core::dump_py(opt.search.to_json()), policy_identity(opt.policy),
                                        timer.env(), gen.timer, std::to_string(gen.repeats), std::to_string(gen.threads),
                                        core::dump_py(ojson{{"suspicious", gc.suspicious_speedup},

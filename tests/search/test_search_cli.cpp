@@ -161,6 +161,8 @@ TEST(SearchCliSlow, BadInputExitsTwoWithOneLineOrIsRecordedPerTask) {
   one_line_exit2({"search", "--workloads", "softmax", "--policy", "replay", "--out", o}, "--replay");
   one_line_exit2({"search", "--workloads", "softmax", "--policy", "cost", "--cost-model", d + "/none.json", "--out", o},
                  "none.json");
+  // none of the bad-flag cases above wrote anything (the policy is made before the output directory)
+  EXPECT_FALSE(fs::exists(o)) << o;
   // a connection refused at the endpoint is fatal: exit 2, one line
   one_line_exit2({"search", "--workloads", "softmax", "--small", "--timer", "fixed", "--policy", "llm", "--base-url",
                   "http://127.0.0.1:" + std::to_string(evaltest::closed_port()) + "/v1", "--model", "m", "--retries", "0",
