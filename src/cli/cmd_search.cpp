@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "cli/work_budget.hpp"
 #include "cli/llm_options.hpp"
 #include "search/search_run.hpp"
 
@@ -99,10 +100,12 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
   c->add_flag("--no-progress", *no_progress, "no progress line on stderr");
   c->add_option("--max-steps", o->max_steps, "roots whose work estimate (statement executions per run) exceeds this "
                                             "are recorded as errors (E309), not searched; 0: no limit")
+      ->check(non_negative())
       ->capture_default_str();
   auto max_mib = std::make_shared<std::uint64_t>(o->max_memory_bytes >> 20);
   c->add_option("--max-memory", *max_mib, "MiB: roots whose buffers exceed this are recorded as errors (E310); 0: no "
                                          "limit")
+      ->check(non_negative())
       ->capture_default_str();
   return [o, seed, seed_opt, no_baseline, no_progress, max_mib]() {
     o->progress = !*no_progress;

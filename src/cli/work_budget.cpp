@@ -8,11 +8,23 @@
 
 namespace steptp::cli {
 
+const CLI::Validator& non_negative() {
+  static const CLI::Validator v(
+      [](std::string& s) {
+        return s.find_first_not_of(" \t") != std::string::npos && s[s.find_first_not_of(" \t")] == '-'
+                   ? std::string("must be 0 or more, got ") + s
+                   : std::string();
+      },
+      "", "non-negative");
+  return v;
+}
+
 CLI::Option* add_step_budget_option(CLI::App* sub, std::uint64_t& v) {
   v = interp::kDefaultStepBudget;
   return sub->add_option("--max-steps", v,
                          "statement executions allowed per interpreter run, checked against the task's work "
                          "estimate before running (E309) and while running (E308); 0: no limit")
+      ->check(non_negative())  // a uint64 option would wrap "-5" to 2^64-5: no limit
       ->capture_default_str();
 }
 
@@ -23,6 +35,7 @@ void WorkBudget::add_options(CLI::App* sub, const std::string& what) {
   sub->add_option("--max-memory", max_memory_mib,
                   what + "MiB one run may hold, checked against the task's buffer sizes before running (E310); 0: "
                          "no limit")
+      ->check(non_negative())
       ->capture_default_str();
 }
 

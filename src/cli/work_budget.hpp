@@ -12,6 +12,9 @@
 
 namespace steptp::cli {
 
+/// Rejects a negative value of an unsigned option (CLI11 would wrap "-5" of a uint64 to 2^64-5, i.e. no limit).
+const CLI::Validator& non_negative();
+
 /// Adds `--max-steps N` (statement executions per interpreter run; default interp::kDefaultStepBudget; 0: no limit)
 /// to `sub`, bound to `v`.
 CLI::Option* add_step_budget_option(CLI::App* sub, std::uint64_t& v);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,6 +52,7 @@ SandboxResult run_sandboxed(const std::vector<std::string>& argv, const std::map
   cenv.push_back(nullptr);
 
   const auto t0 = std::chrono::steady_clock::now();
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     close(out_fd);
@@ -59,6 +61,11 @@ SandboxResult run_sandboxed(const std::vector<std::string>& argv, const std::map
   if (pid == 0) {
     // child: only async-signal-safe calls until exec
     setpgid(0, 0);
+    // Die with the parent: the child is in its own process group, so a Ctrl-C or a `timeout` that kills steptp
+    // would otherwise leave it running (pinned to the measurement CPU, distorting every later timing). The
+    // getppid() check closes the race of a parent that died before prctl.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     if (memory_bytes) {
       struct rlimit rl{memory_bytes, memory_bytes};
       setrlimit(RLIMIT_AS, &rl);

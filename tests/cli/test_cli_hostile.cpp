@@ -151,6 +151,12 @@ TEST_F(HostileCli, WorkEstimateOverTheBudgetIsRefusedBeforeRunning) {
   for (const std::string& cmd : {"run " + b, "equiv " + b + " " + b, "lower --target c --check " + b, "measure " + b,
                                  "apply --verify --strategy loop_reorder " + b})
     expect_refused(cmd, "E310");
+  // A negative budget is a command-line error, not "no limit" (a uint64 would wrap it).
+  for (const std::string& cmd : {"run --max-steps -5 " + h, "run --max-memory -1 " + h, "measure --max-steps -5 " + h}) {
+    const Result n = run(cmd, dir_);
+    EXPECT_EQ(n.rc, 2) << cmd;
+    EXPECT_NE(n.err.find("steptp: error:"), std::string::npos) << n.err;
+  }
   // Commands that do not execute the task accept it.
   EXPECT_EQ(run("check " + h, dir_).rc, 0);
   EXPECT_EQ(run("lower --target c " + h, dir_).rc, 0);

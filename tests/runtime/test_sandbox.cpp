@@ -2,6 +2,11 @@
 // measurements with their reason, and this test process keeps running. Also the compile cache and statistics.
 #include <gtest/gtest.h>
 #include <chrono>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <thread>
+#include <csignal>
+#include <algorithm>
 #include <fstream>
 
 #include <filesystem>
@@ -81,6 +86,38 @@ TEST(RuntimeSandbox, MemoryHogIsStoppedByTheLimit) {
                                opts(30, 256ull << 20));
   EXPECT_FALSE(r2.ok);
   EXPECT_NE(r2.error.find("SIGSEGV"), std::string::npos) << r2.error;
+}
+
+// Processes whose command line contains `needle` (scanning /proc).
+int processes_with(const std::string& needle) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string cmd((std::istreambuf_iterator<char>(in)), {});
+    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+    if (cmd.find(needle) != std::string::npos && cmd.find("steptp_tests") == std::string::npos) ++n;
+  }
+  return n;
+}
+
+TEST(RuntimeSandbox, ChildDiesWithItsParent) {
+  // The sandboxed child runs in its own process group; when steptp is killed (Ctrl-C, `timeout`) it must not live
+  // on (an orphaned kernel pinned to the measurement CPU distorts every later timing).
+  const std::string secs = "1000." + std::to_string(::getpid());  // a unique `sleep` argument to find it by
+  const pid_t mid = fork();
+  ASSERT_GE(mid, 0);
+  if (mid == 0) {
+    runtime::run_sandboxed({"/bin/sleep", secs}, {}, 600, 0);
+    _exit(0);
+  }
+  for (int i = 0; i < 200 && processes_with("sleep " + secs) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(processes_with("sleep " + secs), 1);
+  kill(mid, SIGKILL);
+  waitpid(mid, nullptr, 0);
+  for (int i = 0; i < 200 && processes_with("sleep " + secs) > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(processes_with("sleep " + secs), 0);
 }
 
 TEST(RuntimeSandbox, AbortAndExitStatusAreReported) {
