@@ -64,8 +64,8 @@ CommandRegistrar reg("41-measure", [](CLI::App& app) -> RunFn {
   sub->get_option("--max-steps")
       ->description("statement executions allowed per kernel call, checked against the task's work estimate "
                     "before compiling (E309); 0: no limit")
-      ->default_str(std::to_string(kDefaultCompiledStepBudget));
-  budget->max_steps = kDefaultCompiledStepBudget;
+      ->default_str(std::to_string(interp::kDefaultCompiledStepBudget));
+  budget->max_steps = interp::kDefaultCompiledStepBudget;
   sub->get_option("--max-memory")
       ->description("MiB of buffers (estimated as the interpreter holds them) allowed before compiling (E310); 0: no "
                     "limit");

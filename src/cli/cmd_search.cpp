@@ -109,7 +109,7 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
       ->capture_default_str();
   return [o, seed, seed_opt, no_baseline, no_progress, max_mib]() {
     o->progress = !*no_progress;
-    o->max_memory_bytes = *max_mib >= (std::uint64_t{1} << 44) ? 0 : *max_mib << 20;
+    o->max_memory_bytes = mib_to_bytes(*max_mib);
     o->baseline = !*no_baseline && o->timer == "real";  // the fixed timer models kernels only
     if (seed_opt->count()) {
       o->search.seed = *seed;

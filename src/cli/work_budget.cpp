@@ -41,8 +41,7 @@ void WorkBudget::add_options(CLI::App* sub, const std::string& what) {
 
 void WorkBudget::check(const ir::Task& task) const {
   interp::check_step_budget(task, max_steps, "--max-steps");
-  const std::uint64_t bytes = max_memory_mib >= (std::uint64_t{1} << 44) ? 0 : max_memory_mib << 20;  // 0: none
-  interp::check_memory_budget(task, bytes, "--max-memory");
+  interp::check_memory_budget(task, mib_to_bytes(max_memory_mib), "--max-memory");
 }
 
 std::function<void(std::uint64_t)> make_progress(const std::string& label, std::uint64_t total,

@@ -29,9 +29,8 @@ struct WorkBudget {
   void check(const ir::Task& task) const;
 };
 
-/// Default statement budget per call of a compiled kernel (`measure`): 10^10 statement executions, seconds of
-/// compiled code per call, timed a dozen times or more.
-inline constexpr std::uint64_t kDefaultCompiledStepBudget = 10'000'000'000;
+/// A --max-memory value in MiB as bytes (0, and values too large to shift, mean no limit).
+inline std::uint64_t mib_to_bytes(std::uint64_t mib) { return mib >= (std::uint64_t{1} << 44) ? 0 : mib << 20; }
 
 /// Progress reporter for work of `total` statement executions: returns the callback and sets `every` to the
 /// call interval, a tenth of `total` (0 and an empty callback when `total` is below 10^8: short runs stay

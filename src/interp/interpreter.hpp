@@ -62,6 +62,10 @@ class Interpreter {
 /// 10^9 statement executions, about 10-30 s of the interpreter on one core.
 inline constexpr std::uint64_t kDefaultStepBudget = 1'000'000'000;
 
+/// Default statement budget per call of compiled code (`measure`, search roots): 10^10 statement executions,
+/// seconds of compiled code per call, timed a dozen times or more.
+inline constexpr std::uint64_t kDefaultCompiledStepBudget = 10'000'000'000;
+
 /// Work estimate before interpreting: throws LeirError E309 ("over the statement budget", LEIR.md §12) when one run
 /// of `task` executes more than `budget` statements (ir::statement_executions); `flag` is the option that raises
 /// the budget, named in the message. budget 0: no limit.

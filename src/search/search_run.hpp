@@ -18,6 +18,7 @@
 
 #include "core/json_text.hpp"
 #include "eval/grader.hpp"
+#include "interp/interpreter.hpp"
 #include "policy/factory.hpp"
 #include "search/engine.hpp"
 
@@ -52,7 +53,7 @@ struct SearchOptions {
   eval::GradeConfig grade;            // suspicious_speedup, recheck_trials, faster_threshold (re-check)
   /// Roots over these estimates are refused as that task's error (E309, E310) instead of being run: statement
   /// executions of one run (the compiled and interpreted reference runs) and bytes of buffers. 0: no limit.
-  std::uint64_t max_steps = 10'000'000'000;
+  std::uint64_t max_steps = interp::kDefaultCompiledStepBudget;
   std::uint64_t max_memory_bytes = std::uint64_t{4} << 30;
 };
 
