@@ -19,6 +19,7 @@ namespace {
 struct EquivArgs {
   std::string a, b;
   std::vector<std::uint64_t> seeds;
+  std::string dists = "NUWK";
   bool typed = false, exact = false, json = false;
   double rtol_scale = 1.0;
   WorkBudget budget;
@@ -44,8 +45,13 @@ int equiv_cmd(const EquivArgs& x) {
   }
   interp::EquivOptions opt;
   if (!x.seeds.empty()) opt.seeds = x.seeds;
+  try {
+    opt.dists = interp::parse_distributions(x.dists);
+  } catch (const std::invalid_argument& e) {
+    return fail(std::string("--dists: ") + e.what());
+  }
   opt.max_steps = x.budget.max_steps;
-  const std::uint64_t total = 2 * opt.seeds.size() *
+  const std::uint64_t total = opt.dists.size() * opt.seeds.size() *
                               (ir::statement_executions(a.program) + ir::statement_executions(b.program));
   opt.progress = make_progress("equiv", total, opt.progress_every);
   opt.typed = x.typed;
@@ -70,6 +76,10 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
   sub->add_option("original", args->a, "original task (.json or .jsonl: the first task)")->required();
   sub->add_option("candidate", args->b, "candidate task (.json or .jsonl: the first task)")->required();
   sub->add_option("--seeds", args->seeds, "input seeds (default 0 1 2)");
+  sub->add_option("--dists", args->dists,
+                  "input distributions of LEIR.md §11, letters N (normal), U (uniform on [0.5,1.5]), W (wide: "
+                  "log-uniform magnitudes 2^-4..2^6, integers in [-16,16]), K (the programs' literals, nudged)")
+      ->capture_default_str();
   sub->add_flag("--typed", args->typed, "run both in exact §8.2 precision");
   sub->add_flag("--exact", args->exact, "require bit-identical outputs");
   sub->add_option("--rtol-scale", args->rtol_scale, "multiply the per-dtype tolerances");

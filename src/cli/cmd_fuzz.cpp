@@ -22,6 +22,7 @@ struct FuzzArgs {
   bool no_lower = false, no_mutants = false, no_minimize = false;
   double progress_every = 10.0;
   std::string replay;
+  std::string checker_dists = "NUWK";
 };
 
 /// --replay DIR: re-runs the check named in every regression file of DIR; one line per file.
@@ -55,6 +56,11 @@ int fuzz_cmd(FuzzArgs& a) {
   if (a.run.programs <= 0 && a.run.time_limit <= 0) return fail("give --programs N or --time-limit SECONDS (or both)");
   if (a.no_lower) a.opt.lower_every = 0;
   a.opt.mutants = !a.no_mutants;
+  try {
+    a.opt.checker_dists = interp::parse_distributions(a.checker_dists);
+  } catch (const std::invalid_argument& e) {
+    return fail(std::string("--checker-dists: ") + e.what());
+  }
   a.opt.minimize = !a.no_minimize;
   a.opt.regressions_dir = (std::filesystem::path(a.out) / "regressions").string();
   try {
@@ -75,6 +81,8 @@ int fuzz_cmd(FuzzArgs& a) {
   nlohmann::json j = r.figures.to_json();
   j["seed"] = a.run.seed;
   j["lower_every"] = a.opt.lower_every;
+  j["checker"] = {{"seeds", a.opt.checker_seeds}, {"dists", a.checker_dists},
+                  {"second_method", "seeds 100..131 x NUWK, untyped and typed"}};
   nlohmann::json fl = nlohmann::json::array();
   for (const auto& f : r.failures)
     fl.push_back({{"check", f.check}, {"strategy", f.strategy}, {"seed", f.seed}, {"detail", f.detail}, {"file", f.file}});
@@ -122,6 +130,13 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
   sub->add_option("--max-stages", a->opt.gen.max_steps, "top-level computation stages per generated task (each one or two top-level nests)")->default_val(4);
   sub->add_option("--max-depth", a->opt.gen.max_depth, "expression depth of generated values")->default_val(3);
   sub->add_flag("--no-mutants", a->no_mutants, "skip the mutation check of the equivalence checker");
+  sub->add_option("--checker-seeds", a->opt.checker_seeds,
+                  "mutation check: seeds 0..N-1 of the equivalence checker under test")
+      ->default_val(3)
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--checker-dists", a->checker_dists,
+                  "mutation check: the checker's input distributions as letters (N, U, W, K; LEIR.md §11)")
+      ->capture_default_str();
   sub->add_flag("--no-minimize", a->no_minimize, "write failing tasks without delta-debugging them");
   sub->add_option("--replay", a->replay, "re-check every regression file of DIR instead of fuzzing (exit 1 if one fails)");
   sub->add_option("--progress-every", a->progress_every, "seconds between progress lines on stderr")->default_val(10);

@@ -37,7 +37,7 @@ std::string shape_text(const std::vector<std::int64_t>& s) {
 }
 
 int run_cmd(const RunArgs& a) {
-  if (a.dist != "N" && a.dist != "U") return fail("--dist must be N or U");
+  if (a.dist != "N" && a.dist != "U" && a.dist != "W" && a.dist != "K") return fail("--dist must be N, U, W or K");
   ir::Task task;
   try {
     task = ir::read_task_file(a.path);
@@ -53,7 +53,10 @@ int run_cmd(const RunArgs& a) {
   }
   try {
     interp::Interpreter in(task);
-    const auto dist = a.dist == "N" ? interp::Distribution::Normal : interp::Distribution::Uniform;
+    const auto dist = a.dist == "N"   ? interp::Distribution::Normal
+                      : a.dist == "U" ? interp::Distribution::Uniform
+                      : a.dist == "W" ? interp::Distribution::Wide
+                                      : interp::Distribution::Literal;
     const interp::TensorMap inputs = interp::make_inputs(in, a.seed, dist);
     interp::RunOptions ro;
     ro.typed = a.typed;
@@ -101,7 +104,9 @@ const CommandRegistrar reg("20-run", [](CLI::App& app) -> RunFn {
   auto* sub = app.add_subcommand("run", "run a task in the reference interpreter on generated inputs");
   sub->add_option("task", args->path, "task file (.json with one task, or .jsonl: the first task)")->required();
   sub->add_option("--seed", args->seed, "input seed (LEIR.md §11)");
-  sub->add_option("--dist", args->dist, "input distribution: N (normal) or U (uniform [0.5,1.5])");
+  sub->add_option("--dist", args->dist,
+                  "input distribution (LEIR.md §11): N (normal), U (uniform [0.5,1.5]), W (wide: log-uniform "
+                  "magnitudes 2^-4..2^6), K (the program's literals, nudged)");
   sub->add_flag("--typed", args->typed, "exact §8.2 precision (f32/f16/bf16 rounding) instead of f64");
   sub->add_flag("--checked", args->checked, "also check parallel-loop conflicts and s/l confinement (E306, E307)");
   args->budget.add_options(sub);

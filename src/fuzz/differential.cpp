@@ -218,7 +218,8 @@ std::string chain_error(const Task& t, const dataset::Reference& root_ref, int s
   return "";
 }
 
-/// Is the accepted mutant really equivalent? 32 seeds, untyped and then typed (§8.2 precision).
+/// Is the accepted mutant really equivalent? 32 seeds (100..131) x N, U, W, K, untyped and then typed (§8.2
+/// precision).
 bool confirmed_equivalent(const Task& t, const Task& m) {
   interp::EquivOptions strong;
   strong.seeds.clear();
@@ -253,7 +254,11 @@ void check_mutants(const Task& t, std::uint64_t seed, const DiffOptions& opt, Fi
       continue;
     }
     ++mf.generated;
-    if (!interp::check_equivalence(t, m->task).equivalent) {
+    interp::EquivOptions checker;
+    checker.seeds.clear();
+    for (int s = 0; s < opt.checker_seeds; ++s) checker.seeds.push_back(std::uint64_t(s));
+    checker.dists = opt.checker_dists;
+    if (!interp::check_equivalence(t, m->task, checker).equivalent) {
       ++mf.rejected;
     } else if (confirmed_equivalent(t, m->task)) {
       ++mf.equivalent;

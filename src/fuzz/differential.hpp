@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/program_gen.hpp"
+#include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::fuzz {
@@ -33,6 +34,12 @@ struct DiffOptions {
   int candidates_per_program = 30;   // sampled candidates per program, over all strategies
   int chain_steps = 5;               // 0: no chain
   bool mutants = true;
+  /// The equivalence checker under test in the mutation check: its seeds (0..checker_seeds-1) and
+  /// distributions (default: LEIR.md §11's defaults, 3 seeds x N, U, W, K). The second method that recognises
+  /// truly equivalent mutants stays fixed: 32 other seeds x all four distributions, untyped and typed.
+  int checker_seeds = 3;
+  std::vector<interp::Distribution> checker_dists{interp::Distribution::Normal, interp::Distribution::Uniform,
+                                                  interp::Distribution::Wide, interp::Distribution::Literal};
   bool minimize = true;
   double minimize_seconds = 30.0;    // per failure
   std::string regressions_dir;       // "" = write no files; mutant misses go to its sibling mutant_misses/

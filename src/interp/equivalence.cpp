@@ -1,7 +1,9 @@
 // Equivalence checking (LEIR.md §11).
 #include "interp/equivalence.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,7 +17,21 @@ std::pair<double, double> tolerance(ir::DType t) { return element_tolerance(t); 
 
 namespace {
 
-const char* dist_name(Distribution d) { return d == Distribution::Normal ? "N" : "U"; }
+const char* dist_name(Distribution d) { return distribution_name(d); }
+
+}  // namespace
+
+std::vector<double> comparison_literals(const ir::Program& original, const ir::Program& candidate) {
+  const std::vector<double> a = literal_magnitudes(original), b = literal_magnitudes(candidate);
+  std::vector<double> all, only;
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(all));
+  std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(only));
+  const std::size_t n = all.size();
+  for (std::size_t i = 0; i < n && !only.empty(); ++i) all.push_back(only[i % only.size()]);
+  return all;
+}
+
+namespace {
 
 std::string error_text(const std::exception& e) {
   if (auto* le = dynamic_cast<const ir::LeirError*>(&e)) return le->diag().headline();
@@ -122,14 +138,15 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
     ro.progress_every = opt.progress_every;
   }
 
+  const std::vector<double> literals = comparison_literals(original.program, candidate.program);
   std::string degenerate;  // first degenerate finding
   std::size_t mismatches = 0;
   std::string first_name;
   bool have_abs = false, have_rel = false;
   for (std::uint64_t seed : opt.seeds) {
-    for (Distribution dist : {Distribution::Normal, Distribution::Uniform}) {
+    for (Distribution dist : opt.dists) {
       const std::string where = "seed " + std::to_string(seed) + ", " + dist_name(dist);
-      const TensorMap in = make_inputs(*A, seed, dist);
+      const TensorMap in = make_inputs(*A, seed, dist, literals);
       TensorMap oa, ob;
       try {
         ob = A->run(in, ro);
@@ -194,7 +211,9 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
   }
   r.equivalent = true;
   r.code.clear();
-  r.message = "equivalent on " + std::to_string(opt.seeds.size()) + " seed(s) x {N,U}; max abs err " +
+  std::string dists;
+  for (Distribution d : opt.dists) dists += std::string(dists.empty() ? "" : ",") + dist_name(d);
+  r.message = "equivalent on " + std::to_string(opt.seeds.size()) + " seed(s) x {" + dists + "}; max abs err " +
               fmt_num(r.max_abs_err) + ", max rel err " + fmt_num(r.max_rel_err);
   return r;
 }

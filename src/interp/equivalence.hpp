@@ -9,8 +9,16 @@
 
 namespace steptp::interp {
 
+/// The value multiset of distribution K for comparing two programs: every literal magnitude of either
+/// (literal_magnitudes), followed, when the two sets differ, by as many entries again cycling through the
+/// magnitudes found in only one of them — so half of K's literal draws land on the constants where the programs
+/// differ (a changed threshold, divisor or clamp is met from both sides).
+std::vector<double> comparison_literals(const ir::Program& original, const ir::Program& candidate);
+
 struct EquivOptions {
   std::vector<std::uint64_t> seeds{0, 1, 2};
+  std::vector<Distribution> dists{Distribution::Normal, Distribution::Uniform, Distribution::Wide,
+                                  Distribution::Literal};  // K's value set: literals of both programs
   bool typed = false;          // RunOptions::typed for both runs
   bool exact = false;          // require bit-identical outputs (class E)
   double rtol_scale = 1.0;     // multiplies the per-dtype rtol/atol

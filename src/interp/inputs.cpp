@@ -1,7 +1,9 @@
 // Deterministic input generation for equivalence checking (LEIR.md §11 step 2).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <stdexcept>
 
 #include "interp/interpreter.hpp"
 #include "interp/numeric.hpp"
@@ -58,11 +60,43 @@ double to_dtype(double v, ir::DType t) {
   return t == ir::DType::U64 ? static_cast<double>(static_cast<std::uint64_t>(w)) : static_cast<double>(w);
 }
 
-TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t seed, Distribution dist) {
-  const auto gather = gather_extents(task, shapes);
-  SplitMix64 g{2 * seed + (dist == Distribution::Uniform ? 1u : 0u)};
-  TensorMap out;
+std::uint64_t stream_seed(std::uint64_t seed, Distribution dist) {
+  switch (dist) {
+    case Distribution::Normal: return 2 * seed;
+    case Distribution::Uniform: return 2 * seed + 1;
+    case Distribution::Wide: return (std::uint64_t{1} << 63) + seed;
+    case Distribution::Literal: return (std::uint64_t{1} << 62) + seed;
+  }
+  return seed;
+}
+
+double standard_normal(SplitMix64& g) {
   const double two_pi = 6.283185307179586476925286766559;
+  const double u1 = g.u01(), u2 = g.u01();
+  return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(two_pi * u2);
+}
+
+/// One element of distribution K: `lits` for floats, `ints` (integral literals) for integers.
+double literal_draw(SplitMix64& g, bool is_float, const std::vector<double>& lits, const std::vector<double>& ints) {
+  const std::vector<double>& set = is_float ? lits : ints;
+  if (g.u01() < 0.25 || set.empty()) return is_float ? standard_normal(g) : std::floor(9.0 * g.u01()) - 4.0;
+  const double c = set[static_cast<std::size_t>(g.u01() * static_cast<double>(set.size())) % set.size()];
+  const double sign = g.u01() < 0.5 ? -1.0 : 1.0;
+  const int nudge = static_cast<int>(std::floor(3.0 * g.u01())) - 1;  // -1, 0, 1
+  return is_float ? sign * c * (1.0 + nudge * 0x1.0p-5) : sign * c + nudge;
+}
+
+TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t seed, Distribution dist,
+                   const std::vector<double>& literals) {
+  const auto gather = gather_extents(task, shapes);
+  SplitMix64 g{stream_seed(seed, dist)};
+  std::vector<double> lits, ints;
+  if (dist == Distribution::Literal) {
+    lits = literals.empty() ? literal_magnitudes(task.program) : literals;
+    for (double c : lits)
+      if (c == std::floor(c) && c < 1e9) ints.push_back(c);
+  }
+  TensorMap out;
   for (const auto& k : task.known) {
     if (k.role == ir::Role::Output) continue;
     Tensor t;
@@ -77,9 +111,13 @@ TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t se
       if (ir::is_float(k.dtype)) {
         if (dist == Distribution::Uniform) {
           v = 0.5 + g.u01();
-        } else {
+        } else if (dist == Distribution::Wide) {
           const double u1 = g.u01(), u2 = g.u01();
-          v = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(two_pi * u2);
+          v = (u1 < 0.5 ? -1.0 : 1.0) * std::exp2(10.0 * u2 - 4.0);
+        } else if (dist == Distribution::Literal) {
+          v = literal_draw(g, true, lits, ints);
+        } else {
+          v = standard_normal(g);
         }
       } else if (k.dtype == ir::DType::Bool) {
         v = g.u01() < 0.5 ? 1.0 : 0.0;
@@ -87,6 +125,10 @@ TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t se
         v = std::floor(g.u01() * static_cast<double>(gi->second));
       } else if (dist == Distribution::Normal) {
         v = std::floor(9.0 * g.u01()) - 4.0;
+      } else if (dist == Distribution::Wide) {
+        v = std::floor(33.0 * g.u01()) - 16.0;
+      } else if (dist == Distribution::Literal) {
+        v = literal_draw(g, false, lits, ints);
       } else {
         v = 1.0 + std::floor(4.0 * g.u01());
       }
@@ -99,13 +141,57 @@ TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t se
 
 }  // namespace
 
-TensorMap make_inputs(const Interpreter& interp, std::uint64_t seed, Distribution dist) {
-  ShapeOf shapes;
-  for (const auto& b : interp.analysis().buffers) shapes[b.name] = b.shape;
-  return generate(interp.task(), shapes, seed, dist);
+const char* distribution_name(Distribution d) {
+  switch (d) {
+    case Distribution::Normal: return "N";
+    case Distribution::Uniform: return "U";
+    case Distribution::Wide: return "W";
+    case Distribution::Literal: return "K";
+  }
+  return "?";
 }
 
-TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dist) {
+std::vector<Distribution> parse_distributions(std::string_view letters) {
+  std::vector<Distribution> v;
+  for (char c : letters) {
+    switch (c) {
+      case 'N': v.push_back(Distribution::Normal); break;
+      case 'U': v.push_back(Distribution::Uniform); break;
+      case 'W': v.push_back(Distribution::Wide); break;
+      case 'K': v.push_back(Distribution::Literal); break;
+      default: throw std::invalid_argument("'" + std::string(1, c) + "' is not a distribution (N, U, W or K)");
+    }
+  }
+  if (v.empty()) throw std::invalid_argument("no distribution given (letters N, U, W, K)");
+  return v;
+}
+
+std::vector<double> literal_magnitudes(const ir::Program& p) {
+  std::vector<double> v{0.0, 1.0};
+  auto add = [&](const ir::Expr& e) {
+    ir::visit_expr(e, [&](const ir::Expr& x) {
+      if (x.kind == ir::ExprKind::IntLit) v.push_back(std::fabs(static_cast<double>(x.ival)));
+      else if (x.kind == ir::ExprKind::FloatLit && std::isfinite(x.fval)) v.push_back(std::fabs(x.fval));
+    });
+  };
+  ir::for_each_stmt(p, [&](const ir::Stmt& s, auto&, std::size_t) {
+    add(s.lhs);
+    add(s.rhs);
+  });
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+TensorMap make_inputs(const Interpreter& interp, std::uint64_t seed, Distribution dist,
+                      const std::vector<double>& literals) {
+  ShapeOf shapes;
+  for (const auto& b : interp.analysis().buffers) shapes[b.name] = b.shape;
+  return generate(interp.task(), shapes, seed, dist, literals);
+}
+
+TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dist,
+                      const std::vector<double>& literals) {
   ShapeOf shapes;
   for (const auto& k : task.known) shapes[k.name] = k.shape;
   try {
@@ -115,7 +201,7 @@ TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dis
   } catch (const std::exception&) {
     // keep the known shapes only
   }
-  return generate(task, shapes, seed, dist);
+  return generate(task, shapes, seed, dist, literals);
 }
 
 }  // namespace steptp::interp

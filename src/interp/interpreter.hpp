@@ -84,13 +84,39 @@ std::uint64_t run_memory_bytes(const ir::Task& task);
 /// limit.
 void check_memory_budget(const ir::Task& task, std::uint64_t budget, std::string_view flag = "--max-memory");
 
-enum class Distribution : std::uint8_t { Normal, Uniform };  // N and U of LEIR.md §11
+/// Input distributions of the equivalence check (LEIR.md §11 step 2):
+///  - N: floats standard normal, non-index integers in [-4, 4];
+///  - U: floats uniform on [0.5, 1.5), non-index integers in [1, 4];
+///  - W (wide): floats with a random sign and a log-uniform magnitude in [2^-4, 2^6), integers in [-16, 16];
+///  - K (literal-directed): each element, with probability 1/4 standard normal (floats) or in [-4, 4] (integers),
+///    otherwise a literal magnitude c of the programs compared (0 and 1 always included; integers: the integral
+///    ones) with a random sign, times 1 - 2^-5, 1 or 1 + 2^-5 (integers: plus -1, 0 or 1), so that thresholds,
+///    clamps, divisors and moduli written in the programs are met from both sides.
+/// W and K were added for the mutation check of issue #16: N and U left thresholds such as `A>2`, integer
+/// operations and clamps unexercised.
+enum class Distribution : std::uint8_t { Normal, Uniform, Wide, Literal };
 
-/// Inputs for every non-output known buffer, generated exactly as LEIR.md §11 step 2 (SplitMix64 seeded with
-/// 2*seed+d; gather-index integers in [0, n)).
+/// "N", "U", "W" or "K".
+const char* distribution_name(Distribution d);
+
+/// Distributions from their letters, in order ("NUWK" -> all four). Throws std::invalid_argument naming the
+/// first letter that is none of N, U, W, K, or when `letters` is empty.
+std::vector<Distribution> parse_distributions(std::string_view letters);
+
+/// Magnitudes of the numeric literals of a program (IntLit and FloatLit nodes, `inf` excluded), with 0 and 1,
+/// sorted and without duplicates: the value set of distribution K.
+std::vector<double> literal_magnitudes(const ir::Program& p);
+
+/// Inputs for every non-output known buffer, generated exactly as LEIR.md §11 step 2. The generator is
+/// SplitMix64 seeded with 2*seed+d for N (d=0) and U (d=1), 2^63+seed for W and 2^62+seed for K; gather-index
+/// integers (buffers read inside a subscript) are in [0, n), n the smallest extent they index, under every
+/// distribution; bools are U01 < 0.5. `literals` is K's value multiset, drawn uniformly by position (empty:
+/// literal_magnitudes of `task`; check_equivalence passes comparison_literals of both programs).
 /// Validates a copy of `task` to find gather extents; if it does not validate, only known shapes are used.
-TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dist);
+TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dist,
+                      const std::vector<double>& literals = {});
 /// The same for an already compiled task (no re-validation).
-TensorMap make_inputs(const Interpreter& interp, std::uint64_t seed, Distribution dist);
+TensorMap make_inputs(const Interpreter& interp, std::uint64_t seed, Distribution dist,
+                      const std::vector<double>& literals = {});
 
 }  // namespace steptp::interp

@@ -181,5 +181,42 @@ TEST(MakeInputs, GatherIndicesUseTheSmallestIndexedExtent) {
   expect_data(make_inputs(it, 1, Distribution::Uniform).at("I"), {1, 7, 6, 0, 2});
 }
 
+TEST(MakeInputs, WideAndLiteralDirected) {
+  // W: SplitMix64(2^63+seed), sign from u1, magnitude 2^(10*u2-4); integers floor(33*U01)-16
+  auto t = make_task("B^{3}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx};];", {in("A", {3}), out("D", {3})});
+  expect_data(make_inputs(t, 0, Distribution::Wide).at("A"), {-12.757611274719238, -0.6991163492202759, -0.5094815492630005});
+  auto i = make_task("B^{4}_{tx=0}[C^{i32,g}_{tx}=I^{i32,g}_{tx}*2;];", {in("I", {4}, DType::I32), out("C", {4}, DType::I32)});
+  expect_data(make_inputs(i, 2, Distribution::Wide).at("I"), {12, -2, 6, 12});
+  // K: SplitMix64(2^62+seed); literal magnitudes {0, 1, 2.5, 3} (integers {0, 1, 3}); a quarter N / [-4,4]
+  auto k = make_task("B^{4}_{tx=0}[D^{f32,g}_{tx}=max(A^{f32,g}_{tx},2.5)+K^{i32,g}_{tx}*3;];",
+                     {in("A", {4}), in("K", {4}, DType::I32), out("D", {4})});
+  EXPECT_EQ(literal_magnitudes(k.program), (std::vector<double>{0.0, 1.0, 2.5, 3.0}));
+  const auto kin = make_inputs(k, 1, Distribution::Literal);
+  expect_data(kin.at("A"), {-1.0, -3.09375, -2.58073091506958, -1.0});
+  expect_data(kin.at("K"), {1, -1, 0, 0});
+  EXPECT_STREQ(distribution_name(Distribution::Wide), "W");
+  EXPECT_STREQ(distribution_name(Distribution::Literal), "K");
+}
+
+// A mutant that differs only past a threshold N(0,1) never reaches (`A>5` -> `A>6` in a bool output): N and U
+// miss it, K (half of its literal draws on 5 and 6, the constants where the programs differ) catches it (issue
+// #16's mutation check).
+TEST(Equivalence, LiteralDirectedDrawsCatchThresholdMutants) {
+  const std::vector<ir::KnownBuffer> k{in("A", {16}), out("D", {16}, DType::Bool)};
+  auto t = make_task("B^{16}_{tx=0}[D^{bool,g}_{tx}=A^{f32,g}_{tx}>5;];", k);
+  auto m = make_task("B^{16}_{tx=0}[D^{bool,g}_{tx}=A^{f32,g}_{tx}>6;];", k);
+  EXPECT_EQ(comparison_literals(t.program, m.program), (std::vector<double>{0, 1, 5, 6, 5, 6, 5, 6}));
+  EquivOptions nu;
+  nu.dists = {Distribution::Normal, Distribution::Uniform};
+  EXPECT_TRUE(check_equivalence(t, m, nu).equivalent);
+  EquivOptions lit;
+  lit.dists = {Distribution::Literal};
+  const EquivResult r = check_equivalence(t, m, lit);
+  EXPECT_FALSE(r.equivalent);
+  EXPECT_EQ(r.code, "E505") << r.message;  // the candidate's output is all false where the original's is not
+  EXPECT_FALSE(check_equivalence(t, m).equivalent);  // the default draws include K
+  EXPECT_TRUE(check_equivalence(t, t).equivalent);
+}
+
 }  // namespace
 }  // namespace steptp::interp
