@@ -22,6 +22,11 @@ int run_script(const std::string& script, const std::map<std::string, std::strin
   const std::string path = std::string(STEPTP_SOURCE_DIR) + "/tools/cluster/" + script;
   pid_t pid = fork();
   if (pid == 0) {
+    // a test run inside a real array job must not leak that job's variables into the scripts
+    for (const char* k : {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_CPUS_PER_TASK", "PBS_ARRAY_INDEX",
+                          "NCPUS", "SGE_TASK_ID", "SGE_TASK_FIRST", "SGE_TASK_LAST", "NSLOTS", "NSHARDS", "OUT",
+                          "STEPTP", "STEPTP_ARGS", "MERGE_ARGS"})
+      unsetenv(k);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     FILE* f = std::fopen(log.c_str(), "a");
     dup2(fileno(f), 1);
