@@ -142,6 +142,10 @@ TEST(MpiGenerate, UsageErrors) {
             std::string::npos)
       << slurp(d + "/log.txt");
 #endif
+  // --measure-jobs slots of --threads CPUs each must fit on the node (disjoint cores)
+  EXPECT_EQ(run_cli(with(fixed_args(tasks, d + "/o"), {"--measure-jobs", "100000"}), d), 2);
+  EXPECT_NE(slurp(d + "/log.txt").find("--measure-jobs 100000 x --threads 1 needs 100000 CPUs"), std::string::npos)
+      << slurp(d + "/log.txt");
   EXPECT_FALSE(fs::exists(d + "/o/manifest.json"));
   fs::remove_all(d);
 }
