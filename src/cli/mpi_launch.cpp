@@ -1,7 +1,6 @@
 #include "cli/mpi_launch.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <thread>
 
 #ifdef STEPTP_WITH_MPI
@@ -37,11 +36,6 @@ void MpiSession::barrier(int poll_ms) {
   }
 }
 
-void MpiSession::abort(int code) {
-  MPI_Abort(MPI_COMM_WORLD, code);
-  std::_Exit(code);  // MPI_Abort does not return; keeps [[noreturn]] honest
-}
-
 #else
 
 bool mpi_available() { return false; }
@@ -49,18 +43,7 @@ bool mpi_available() { return false; }
 MpiSession::MpiSession() { throw std::runtime_error(kNoMpiMessage); }
 MpiSession::~MpiSession() = default;
 void MpiSession::barrier(int) {}
-void MpiSession::abort(int code) { std::_Exit(code); }
 
 #endif
-
-int local_rank_from_env() {
-  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-    if (const char* s = std::getenv(v); s && *s) {
-      char* end = nullptr;
-      long r = std::strtol(s, &end, 10);
-      if (*end == 0 && r >= 0) return int(r);
-    }
-  return -1;
-}
 
 }  // namespace steptp::cli

@@ -31,15 +31,8 @@ class MpiSession {
   /// that are still measuring (a blocking MPI_Barrier busy-polls in OpenMPI).
   void barrier(int poll_ms = 20);
 
-  /// Ends the whole job now with `code` (MPI_Abort), for a rank that cannot reach the barrier.
-  [[noreturn]] void abort(int code);
-
  private:
   int rank_ = 0, size_ = 1;
 };
-
-/// The node-local rank of this process as the launcher tells it (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
-/// SLURM_LOCALID, in that order), or -1 when none is set. Used only for messages and core assignment.
-int local_rank_from_env();
 
 }  // namespace steptp::cli
