@@ -9,7 +9,8 @@ OUT ?= out/default
 PACKAGES := build-essential cmake ninja-build pkg-config clang python3 \
   nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev \
   libginac-dev libcln-dev libgmp-dev libisl-dev libonnx-dev libprotobuf-dev protobuf-compiler libsqlite3-dev libomp-dev \
-  libcurl4-openssl-dev libcpp-httplib-dev libxgboost-dev libopenblas-dev
+  libcurl4-openssl-dev libcpp-httplib-dev libxgboost-dev libopenblas-dev \
+  libopenmpi-dev openmpi-bin python3-yaml
 
 .PHONY: all deps build build-asan run test unit asan fuzz bench clean
 

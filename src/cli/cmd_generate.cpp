@@ -2,6 +2,7 @@
 // overrides the --config file.
 #include <sys/resource.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -10,8 +11,10 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "cli/mpi_launch.hpp"
 #include "dataset/config.hpp"
 #include "dataset/generate.hpp"
+#include "runtime/node_slots.hpp"
 
 namespace steptp::cli {
 namespace {
@@ -26,7 +29,66 @@ struct GenerateArgs {
   bool cold_cache = false;
   std::vector<std::string> workloads, onnx, tasks, strategies;
   bool no_measure = false, full_shapes = false, no_progress = false, fail_on_shortcut = false;
+  bool mpi = false, no_merge = false;
+  std::optional<int> measure_jobs;  // default: 1 with --mpi, else 0 (off)
 };
+
+/// The summary line of a finished or stopped run (stdout); returns generate's exit code: 0 done, 3 stopped early.
+int report(const dataset::GenerateSummary& s, int jobs, const std::string& prefix) {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  if (!s.complete) {
+    std::cout << fmt::format("{}stopped after {} of {} units ({} from cache, {} computed) in {:.1f} s; rerun the same "
+                             "command to finish from the cache -> {}\n",
+                             prefix, s.units_from_cache + s.units_computed, s.units, s.units_from_cache,
+                             s.units_computed, s.seconds, s.where);
+    return 3;
+  }
+  std::cout << fmt::format("{}generated {} units ({} from cache, {} computed), {} records, {} candidates ({} cached) "
+                           "in {:.1f} s with {} job(s), peak RSS {:.1f} MiB -> {}\n",
+                           prefix, s.units, s.units_from_cache, s.units_computed, s.records, s.candidates,
+                           s.candidate_cache_hits, s.seconds, jobs, double(ru.ru_maxrss) / 1024.0, s.where);
+  return 0;
+}
+
+/// `--mpi` (DATASET.md §10): rank r of s generates shard r/s into OUT/shards/, every rank then waits at one barrier
+/// (whatever its outcome, so that no rank waits forever for a failed one), and rank 0 merges exactly the shards
+/// 0..s-1 unless --no-merge. Exit code of a rank: its own generate's (0, 2 bad input, 3 stopped early, 1 other
+/// error), or 1 when rank 0's merge fails (e.g. another rank's shard is incomplete: a rerun resumes it).
+int run_mpi(const dataset::GenConfig& gen, const dataset::FilterConfig& filter, dataset::GenerateOptions o,
+            bool merge) {
+  MpiSession mpi;
+  o.sharded = true;
+  o.shard_index = std::uint32_t(mpi.rank());
+  o.shard_count = std::uint32_t(mpi.size());
+  if (mpi.rank() != 0) o.progress = false;  // one progress bar per job, not s interleaved ones
+  const std::string prefix = fmt::format("rank {} of {}: ", mpi.rank(), mpi.size());
+  int rc = 0;
+  try {
+    rc = report(dataset::run_generate(gen, filter, o), o.jobs, prefix);
+  } catch (const std::invalid_argument& e) {
+    rc = fail(prefix + e.what());
+  } catch (const std::exception& e) {
+    std::cerr << "steptp: error: " << prefix << e.what() << "\n";
+    rc = 1;
+  }
+  mpi.barrier();
+  if (mpi.rank() != 0 || rc != 0 || !merge) return rc;
+  std::vector<std::string> shards;  // exactly this job's shards, not stale ones of a run with another -np
+  for (int i = 0; i < mpi.size(); ++i)
+    shards.push_back((std::filesystem::path(o.out) / "shards" / dataset::shard_dir_name(std::uint32_t(i),
+                                                                                          std::uint32_t(mpi.size())))
+                         .string());
+  try {
+    dataset::run_merge(o.out, shards, false, nullptr);
+  } catch (const std::exception& e) {
+    std::cerr << "steptp: error: " << prefix << "merge: " << e.what()
+              << " (rerun the same command: finished units come from the shard caches)\n";
+    return 1;
+  }
+  std::cout << fmt::format("{}merged {} shard(s) into {}\n", prefix, mpi.size(), o.out);
+  return 0;
+}
 
 int run(GenerateArgs& a) {
   dataset::GenConfig gen = a.config.empty() ? dataset::GenConfig::small_default() : dataset::GenConfig{};
@@ -70,6 +132,18 @@ int run(GenerateArgs& a) {
   o.jobs = a.jobs;
   o.stop_after_units = a.stop_after;
   o.progress = !a.no_progress;
+  if (a.no_merge && !a.mpi) return fail("--no-merge needs --mpi (a --shard run never merges)");
+  if (a.mpi && !a.shard.empty())
+    return fail("--mpi and --shard exclude each other (--mpi gives rank r of s the shard r/s)");
+  if (a.mpi && !mpi_available()) return fail(kNoMpiMessage);
+  if (const int mj = a.measure_jobs.value_or(a.mpi ? 1 : 0); mj > 0 && gen.measure) {
+    try {
+      runtime::set_node_measure_slots(mj, gen.threads);
+    } catch (const std::invalid_argument& e) {
+      return fail(e.what());
+    }
+  }
+  if (a.mpi) return run_mpi(gen, filter, o, !a.no_merge);
   if (!a.shard.empty()) {
     unsigned i = 0, n = 0;
     char slash = 0;
@@ -80,21 +154,7 @@ int run(GenerateArgs& a) {
     o.shard_count = n;
   }
   try {
-    auto s = dataset::run_generate(gen, filter, o);
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    if (!s.complete) {
-      std::cout << fmt::format("stopped after {} of {} units ({} from cache, {} computed) in {:.1f} s; rerun the same "
-                               "command to finish from the cache -> {}\n",
-                               s.units_from_cache + s.units_computed, s.units, s.units_from_cache, s.units_computed,
-                               s.seconds, s.where);
-      return 3;
-    }
-    std::cout << fmt::format("generated {} units ({} from cache, {} computed), {} records, {} candidates ({} cached) "
-                             "in {:.1f} s with {} job(s), peak RSS {:.1f} MiB -> {}\n",
-                             s.units, s.units_from_cache, s.units_computed, s.records, s.candidates,
-                             s.candidate_cache_hits, s.seconds, o.jobs, double(ru.ru_maxrss) / 1024.0, s.where);
-    return 0;
+    return report(dataset::run_generate(gen, filter, o), o.jobs, "");
   } catch (const std::invalid_argument& e) {
     return fail(e.what());
   }
@@ -108,6 +168,15 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->add_option("--jobs,-j", a->jobs, "worker threads for the pure stages (default: all cores)")->check(CLI::PositiveNumber);
   c->add_option("--cache", a->cache, "SQLite cache path (default OUT/cache.sqlite)");
   c->add_option("--shard", a->shard, "process only shard i of N (i/N), into OUT/shards/");
+  c->add_flag("--mpi", a->mpi,
+              "under mpirun: rank r of s processes shard r/s, then rank 0 merges after a barrier (needs a build "
+              "with -DSTEPTP_WITH_MPI=ON)");
+  c->add_flag("--no-merge", a->no_merge, "with --mpi: leave the shards for a later `steptp merge --out OUT`");
+  c->add_option("--measure-jobs", a->measure_jobs,
+                "measurements at a time per node, over all steptp processes there (ranks, array tasks), each pinned "
+                "to its own --threads CPUs counted down from the last; 0 = no coordination between processes "
+                "(default: 1 with --mpi, else 0); lock files in $STEPTP_LOCK_DIR or /tmp/steptp-measure-UID")
+      ->check(CLI::NonNegativeNumber);
   c->add_option("--workloads", a->workloads, "built-in workload names or globs");
   c->add_option("--onnx", a->onnx, "directories of ONNX models to import as workloads");
   c->add_option("--tasks", a->tasks, "task JSONL files (each line one workload)");

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "dataset/card.hpp"
 #include "dataset/filter.hpp"
 #include "core/hash.hpp"
 #include "core/prompt.hpp"
@@ -62,6 +63,8 @@ void export_dataset(const std::string& out_dir, ExportInput in) {
   std::sort(in.archive.begin(), in.archive.end(), record_less);
   FilterOutput f = filter_records(in.archive, in.filter, in.gen.master_seed);
   Writer w{out_dir, {}};
+  CardInput card;
+  card.archive_lines["all"] = std::int64_t(in.archive.size());
   w.put("archive/all.jsonl", to_jsonl(in.archive));
   std::string sys = render_system();
   for (const char* sp : kSplits) {
@@ -71,6 +74,8 @@ void export_dataset(const std::string& out_dir, ExportInput in) {
       if (f.aliases.count(i)) r["alias_strategies"] = f.aliases[i];
       recs.push_back(std::move(r));
     }
+    card.archive_lines[sp] = std::int64_t(recs.size());
+    card.chat_lines[sp] = std::int64_t(f.samples[sp].size());
     w.put(std::string("archive/") + sp + ".jsonl", to_jsonl(recs));
     std::string chat, ids;
     for (const auto& s : f.samples[sp]) {
@@ -86,7 +91,10 @@ void export_dataset(const std::string& out_dir, ExportInput in) {
     w.put(std::string("chat/") + sp + ".jsonl", chat);
     w.put(std::string("chat/") + sp + ".ids", ids);
   }
-  for (const char* sp : {"val", "test"}) w.put(std::string("eval/") + sp + ".prompts.jsonl", to_jsonl(f.eval_prompts[sp]));
+  for (const char* sp : {"val", "test"}) {
+    card.eval_lines[sp] = std::int64_t(f.eval_prompts[sp].size());
+    w.put(std::string("eval/") + sp + ".prompts.jsonl", to_jsonl(f.eval_prompts[sp]));
+  }
   std::vector<Reject> all = in.rejects;
   all.insert(all.end(), f.rejects.begin(), f.rejects.end());
   std::sort(all.begin(), all.end(), reject_less);
@@ -96,6 +104,9 @@ void export_dataset(const std::string& out_dir, ExportInput in) {
   ojson stats = compute_stats(in.archive, all, in.counters, f);
   w.put("stats.json", dump_pretty(stats));
   w.put("stats.md", render_stats_md(stats));
+  card.gen_hash = in.gen.hash();
+  card.filter_hash = in.filter.hash();
+  w.put("README.md", render_dataset_card(card));  // the Hugging Face dataset card (issue #15)
   ojson m;
   m["schema"] = "steptp.manifest/1";
   m["versions"] = {{"steptp", kSteptpVersion}, {"generator", kGeneratorVersion}, {"lowering", kLoweringVersion},

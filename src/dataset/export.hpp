@@ -20,7 +20,8 @@ struct ExportInput {
   std::string env;                                // measurement environment fingerprint(s)
 };
 
-/// Writes OUT/{archive,chat,eval}/..., rejects.jsonl, stats.json, stats.md, manifest.json. Throws on I/O errors.
+/// Writes OUT/{archive,chat,eval}/..., rejects.jsonl, stats.json, stats.md, README.md (the Hugging Face dataset
+/// card, dataset/card.hpp), manifest.json. Throws on I/O errors.
 void export_dataset(const std::string& out_dir, ExportInput in);
 
 /// Reads back what `steptp export` needs from an existing OUT (archive/all.jsonl, S1–S9 rejects, counters and the

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "runtime/node_slots.hpp"
+
 namespace steptp::runtime {
 
 std::vector<double> paired_ratios(const ProgramTiming& a, const ProgramTiming& b) {
@@ -44,7 +46,9 @@ InterleavedTiming run_once(const std::vector<std::string>& so_paths, const std::
   ko.max_number = opt.max_number;
   ko.budget_seconds = opt.kernel_budget_s;
   ko.more_kernels.assign(so_paths.begin() + 1, so_paths.end());
-  ko.cpus = opt.cpus.empty() ? measure_cpus(opt.threads) : opt.cpus;
+  // With --measure-jobs, hold a node-wide slot while the child runs and pin it to that slot's CPUs.
+  NodeSlotLease slot = acquire_node_measure_slot();
+  ko.cpus = !opt.cpus.empty() ? opt.cpus : slot.held() ? slot.cpus() : measure_cpus(opt.threads);
   ko.limits = opt.limits;
   ko.want_outputs = false;
   ko.compile = opt.compile;
