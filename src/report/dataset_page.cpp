@@ -153,7 +153,7 @@ std::string strategy_part(const ojson& stats, const ArchiveData& a, Plotter& plo
     h += "<p class=\"note\">No measured records (generated with --no-measure).</p>\n";
   } else {
     h += plot.svg("dataset-speedups", "Speedup of each measured record per strategy (box plot, log scale; dashed: 1.0)",
-                  datablock("sp", sp_data) + log_yrange(all) +
+                  datablock("sp", sp_data) + log_yrange(all) + factor_xrange(sp_data) +
                       "set logscale y\nset style boxplot outliers pointtype 7\nset pointsize 0.3\nset boxwidth 0.5\n"
                       "set style fill solid 0.3 border -1\nset xtics rotate by -60 font 'sans,8'\nset bmargin 9\n"
                       "set ylabel 'speedup (before / after latency)'\nunset key\n"
@@ -202,7 +202,7 @@ std::string speedup_tokens_part(const ojson& stats, const ArchiveData& a, Plotte
   for (const auto& [k, v] : a.tokens) td.push_back({gp_str(k), fmt::format("{:.0f}", v)}), tv.push_back(v);
   if (!td.empty())
     h += plot.svg("dataset-tokens", "Tokens per program, LEIR vs TVMScript, before and after (box plot, log scale)",
-                  datablock("t", td) + log_yrange(tv, 0) +
+                  datablock("t", td) + log_yrange(tv, 0) + factor_xrange(td) +
                       "set logscale y\nset style boxplot outliers pointtype 7\nset pointsize 0.3\nset boxwidth 0.5\n"
                       "set style fill solid 0.3 border -1\nset ylabel 'tokens'\nunset key\n"
                       "plot $t using (1):2:(0.5):1 with boxplot lc rgb '#aa3377'",

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -184,11 +185,18 @@ std::string log_yrange(const std::vector<double>& values, double pad_one) {
   return fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi);
 }
 
+std::string factor_xrange(const std::vector<std::vector<std::string>>& rows) {
+  std::set<std::string> f;
+  for (const auto& r : rows)
+    if (!r.empty()) f.insert(r[0]);
+  return fmt::format("set xrange [0.5:{}.5]\n", f.size());
+}
+
 std::string page(const std::string& title, const std::string& body, int plots) {
   static const char* kStyle = R"CSS(
 body{font-family:sans-serif;font-size:14px;margin:16px;color:#222;background:#fff}
 h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-bottom:2px;margin-top:28px}h3{font-size:15px}
-.cols{display:flex;gap:24px;align-items:flex-start;overflow-x:auto}.cols>section{flex:1 1 0;min-width:560px}
+.cols{display:flex;gap:24px;align-items:flex-start;overflow-x:auto}.cols>section{flex:1 1 0;min-width:560px;overflow-x:auto}
 table{border-collapse:collapse;margin:8px 0;font-size:12px}caption{text-align:left;font-weight:bold;padding:4px 0}
 th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}th{background:#eee;cursor:pointer;user-select:none}
 th.asc::after{content:" \25B2"}th.desc::after{content:" \25BC"}tr:nth-child(even) td{background:#fafafa}

@@ -61,6 +61,10 @@ std::string gp_str(std::string_view s);
 /// when pad_one > 0 (speedup plots keep 1.0 in view) and by a factor 1.5 on both sides; empty for no values.
 std::string log_yrange(const std::vector<double>& values, double pad_one = 2.0);
 
+/// "set xrange [0.5:k+0.5]" for a box plot whose factor (first column of `rows`) takes k distinct values (gnuplot's
+/// x autoscaling drops factors of unsorted box plots).
+std::string factor_xrange(const std::vector<std::vector<std::string>>& rows);
+
 /// Wraps the page sections in one self-contained HTML document (inline CSS and script, no network); `plots` is the
 /// number of plot figures the body holds.
 std::string page(const std::string& title, const std::string& body, int plots);
