@@ -269,7 +269,7 @@ std::string samples_part(const ArchiveData& a) {
     const ojson& r = it->second;
     const ojson& cand = at(r, {"params", "candidate"});
     rows.push_back({esc(r.value("workload", "")), esc(std::string(s.name)),
-                    esc(cand.is_string() ? cand.get<std::string>() : ""), num(at(r, {"measurement", "speedup"})),
+                    "<code>" + esc(cand.is_string() ? cand.get<std::string>() : "") + "</code>", num(at(r, {"measurement", "speedup"})),
                     "<pre>" + esc(leir_layout(at(r, {"before", "leir"}).is_string() ? at(r, {"before", "leir"}).get<std::string>() : "")) + "</pre>",
                     "<pre>" + esc(leir_layout(at(r, {"after", "leir"}).is_string() ? at(r, {"after", "leir"}).get<std::string>() : "")) + "</pre>"});
   }

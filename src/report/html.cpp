@@ -200,7 +200,8 @@ h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-bottom:
 table{border-collapse:collapse;margin:8px 0;font-size:12px}caption{text-align:left;font-weight:bold;padding:4px 0}
 th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}th{background:#eee;cursor:pointer;user-select:none}
 th.asc::after{content:" \25B2"}th.desc::after{content:" \25BC"}tr:nth-child(even) td{background:#fafafa}
-td.zero{color:#aaa}pre{margin:0;font-size:11px;white-space:pre-wrap;word-break:break-all;max-height:360px;overflow:auto}
+.zero{color:#aaa}pre{margin:0;font-size:11px;white-space:pre-wrap;word-break:break-all;max-height:360px;overflow:auto;min-width:360px}
+td code{display:inline-block;max-width:260px;word-break:break-all}
 figure.plot{margin:8px 0}figure.plot svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:12px;color:#555}
 .kind{font-size:12px;color:#fff;background:#357;border-radius:3px;padding:1px 6px;margin-right:6px}
 .note{color:#555;font-size:12px}ol.path{margin:2px 0;padding-left:20px}
