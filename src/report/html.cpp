@@ -147,8 +147,14 @@ Plotter::Plotter() {
   if (exe_.empty() || access(exe_.c_str(), X_OK) != 0)
     throw std::runtime_error("gnuplot not found" + (env && *env ? " at $STEPTP_GNUPLOT=" + std::string(env) : " on PATH") +
                              ": steptp report draws its plots with gnuplot (Debian package gnuplot-nox)");
+  exe_ = fs::absolute(exe_).string();  // the sandbox runs argv[0] as given, without a PATH search
   static std::atomic<int> n{0};
   work_dir_ = (fs::temp_directory_path() / fmt::format("steptp-report-{}-{}", getpid(), n++)).string();
+}
+
+Plotter::~Plotter() {
+  std::error_code ec;
+  fs::remove_all(work_dir_, ec);
 }
 
 std::string Plotter::svg(const std::string& name, const std::string& title, const std::string& body, int width,
@@ -167,6 +173,12 @@ std::string Plotter::svg(const std::string& name, const std::string& title, cons
   if (!r.ok || svg_text.find("<svg") == std::string::npos)
     throw std::runtime_error(fmt::format("gnuplot failed on plot '{}': {}", name, r.reason.empty() ? r.output : r.reason));
   svg_text = prefix_ids(svg_text.substr(svg_text.find("<svg")), fmt::format("p{}_", id));
+  // gnuplot's <title> elements become hover tooltips such as "$sp using (1):2"; the figure caption says it better
+  for (std::size_t a; (a = svg_text.find("<title>")) != std::string::npos;) {
+    const std::size_t b = svg_text.find("</title>", a);
+    if (b == std::string::npos) break;
+    svg_text.erase(a, b + 8 - a);
+  }
   return fmt::format("<figure class=\"plot\" data-plot=\"{}\">{}<figcaption>{}</figcaption></figure>\n", esc(name),
                      svg_text, esc(title));
 }

@@ -34,6 +34,10 @@ class Plotter {
   /// Finds gnuplot ($STEPTP_GNUPLOT, else `gnuplot` on PATH). Throws std::runtime_error with an install hint when
   /// it is missing.
   Plotter();
+  /// Removes the scratch directory of the scripts.
+  ~Plotter();
+  Plotter(const Plotter&) = delete;
+  Plotter& operator=(const Plotter&) = delete;
 
   /// Draws `body` (gnuplot commands after the terminal and output lines; data as inline datablocks) on an SVG of
   /// width x height pixels and returns `<figure class="plot" data-plot=NAME>` holding the inlined SVG and `title`.

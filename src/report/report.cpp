@@ -149,7 +149,11 @@ std::string render_report(const std::vector<std::string>& dirs) {
   body += "<div class=\"cols\">\n" + cols + "</div>\n";
   std::string title = "steptp report: ";
   for (std::size_t i = 0; i < dirs.size(); ++i)
-    title += (i ? ", " : "") + std::string(kind_name(kinds[i])) + " " + fs::path(dirs[i]).lexically_normal().filename().string();
+  {
+    fs::path p = fs::path(dirs[i]).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();  // "out/default/"
+    title += (i ? ", " : "") + std::string(kind_name(kinds[i])) + " " + p.filename().string();
+  }
   return page(title, body, plot.plots());
 }
 
