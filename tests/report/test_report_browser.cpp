@@ -168,6 +168,17 @@ TEST(ReportBrowserSlow, DatasetEvalSearchPagesRenderInChromium) {
       EXPECT_NE(r.dom.find("data-plot=\"fast_p-all\""), std::string::npos);
     }
   }
+  // the tables sort: a click on a header orders the rows by that column (numbers numerically), a second reverses
+  {
+    const std::string probe =
+        "<script>window.addEventListener('load',function(){var th=document.querySelector('th');th.click();"
+        "var a=Array.from(document.querySelectorAll('tbody td')).map(function(t){return t.textContent}).join(',');"
+        "th.click();var b=Array.from(document.querySelectorAll('tbody td')).map(function(t){return t.textContent})"
+        ".join(',');document.documentElement.setAttribute('data-sorted',a+'|'+b);});</script>";
+    std::ofstream(d + "/sort.html") << page("sort", table({"n"}, {{"10"}, {"9.5"}, {"100"}}) + probe, 0);
+  }
+  const Rendered sorted = render(d + "/sort.html", d + "/sort.png", d);
+  EXPECT_NE(sorted.dom.find("data-sorted=\"9.5,10,100|100,10,9.5\""), std::string::npos) << sorted.dom.substr(0, 400);
   // the error marker works: a page whose script throws is caught by the same check
   {
     std::ofstream(d + "/broken.html") << page("broken", "<script>no_such_function();</script>", 0);
