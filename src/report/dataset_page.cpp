@@ -153,7 +153,7 @@ std::string strategy_part(const ojson& stats, const ArchiveData& a, Plotter& plo
     h += "<p class=\"note\">No measured records (generated with --no-measure).</p>\n";
   } else {
     h += plot.svg("dataset-speedups", "Speedup of each measured record per strategy (box plot, log scale; dashed: 1.0)",
-                  datablock("sp", sp_data) + log_yrange(all) + factor_xrange(sp_data) +
+                  datablock("sp", sp_data) + log_yrange(all) + kSpeedupTics + factor_xrange(sp_data) +
                       "set logscale y\nset style boxplot outliers pointtype 7\nset pointsize 0.3\nset boxwidth 0.5\n"
                       "set style fill solid 0.3 border -1\nset xtics rotate by -60 font 'sans,8'\nset bmargin 9\n"
                       "set ylabel 'speedup (before / after latency)'\nunset key\n"

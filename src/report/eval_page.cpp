@@ -124,7 +124,7 @@ std::string eval_section(const std::string& dir, Plotter& plot) {
     h += "<p class=\"note\">No equivalent answer has a speedup (not measured, or none equivalent).</p>\n";
   else
     h += plot.svg("eval-speedups", "Speedup of equivalent answers per claimed strategy (box plot, log scale; dashed: 1.0)",
-                  datablock("e", spd) + log_yrange(all) + factor_xrange(spd) +
+                  datablock("e", spd) + log_yrange(all) + kSpeedupTics + factor_xrange(spd) +
                       "set logscale y\nset style boxplot outliers pointtype 7\nset pointsize 0.3\nset boxwidth 0.5\n"
                       "set style fill solid 0.3 border -1\nset xtics rotate by -45 font 'sans,8'\nset bmargin 8\n"
                       "set ylabel 'speedup'\nunset key\n"

@@ -65,6 +65,11 @@ std::string gp_str(std::string_view s);
 /// when pad_one > 0 (speedup plots keep 1.0 in view) and by a factor 1.5 on both sides; empty for no values.
 std::string log_yrange(const std::vector<double>& values, double pad_one = 2.0);
 
+/// Labelled ticks of a log-scale speedup axis (gnuplot labels only decades, so a narrow range showed one label).
+inline constexpr const char* kSpeedupTics =
+    "set ytics ('0.001' 0.001, '0.01' 0.01, '0.1' 0.1, '0.25' 0.25, '0.5' 0.5, '1' 1, "
+    "'2' 2, '4' 4, '10' 10, '30' 30, '100' 100, '1000' 1000)\n";
+
 /// "set xrange [0.5:k+0.5]" for a box plot whose factor (first column of `rows`) takes k distinct values (gnuplot's
 /// x autoscaling drops factors of unsorted box plots).
 std::string factor_xrange(const std::vector<std::vector<std::string>>& rows);

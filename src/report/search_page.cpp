@@ -115,7 +115,7 @@ std::string search_section(const SearchRun& run, Plotter& plot) {
   h += "<h3>Per-task speedup over the naive lowering and over the library baseline</h3>\n";
   if (!data.empty())
     h += plot.svg("search-speedups", "Best speedup per task (log scale; dashed: 1.0; no bar: no library baseline)",
-                  datablock("t", data) + log_yrange(all) +
+                  datablock("t", data) + log_yrange(all) + kSpeedupTics +
                       "set datafile missing 'NaN'\nset style data histogram\nset style histogram cluster gap 1\n"
                       "set style fill solid 0.8 border -1\nset logscale y\nset ylabel 'speedup'\n"
                       "set xtics rotate by -30 font 'sans,8'\nset bmargin 7\nset key top right\n"
