@@ -10,7 +10,7 @@ PACKAGES := build-essential cmake ninja-build pkg-config clang python3 \
   nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev \
   libginac-dev libcln-dev libgmp-dev libisl-dev libonnx-dev libprotobuf-dev protobuf-compiler libsqlite3-dev libomp-dev \
   libcurl4-openssl-dev libcpp-httplib-dev libxgboost-dev libopenblas-dev \
-  libopenmpi-dev openmpi-bin python3-yaml
+  libopenmpi-dev openmpi-bin python3-yaml gnuplot-nox chromium
 
 .PHONY: all deps build build-asan run test unit asan fuzz bench clean
 
@@ -43,12 +43,14 @@ build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target steptp_tests steptp
 
 # The main job: the dataset pipeline on the small built-in default (5 workloads per family, one measurable shape each,
-# one-step candidates, measured), then an audit of 30 sampled records. A rerun reuses $(OUT)/cache.sqlite.
+# one-step candidates, measured), then an audit of 30 sampled records, then the HTML report of the dataset
+# ($(OUT)/report.html, `steptp report`, which prints the path last). A rerun reuses $(OUT)/cache.sqlite.
 run: build
 	./$(BUILD)/steptp generate --out $(OUT)
 	./$(BUILD)/steptp audit $(OUT) --sample 30
 	@echo "dataset: $(OUT)/chat/{train,val,test}.jsonl (chat template), $(OUT)/archive/all.jsonl (full records)"
-	@echo "report:  $(OUT)/stats.md (and stats.json); full audit: ./$(BUILD)/steptp audit $(OUT)"
+	@echo "stats:   $(OUT)/stats.md (and stats.json); full audit: ./$(BUILD)/steptp audit $(OUT)"
+	./$(BUILD)/steptp report $(OUT) -o $(OUT)/report.html
 
 unit: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS)

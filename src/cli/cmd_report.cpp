@@ -1,0 +1,44 @@
+// `steptp report DIR... -o report.html`: one self-contained HTML page for dataset, eval and search directories.
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "cli/command.hpp"
+#include "ir/task.hpp"
+#include "report/report.hpp"
+
+namespace steptp::cli {
+namespace {
+
+struct ReportOptions {
+  std::vector<std::string> dirs;
+  std::string out = "report.html";
+};
+
+const CommandRegistrar reg("47-report", [](CLI::App& app) -> RunFn {
+  auto o = std::make_shared<ReportOptions>();
+  auto* c = app.add_subcommand(
+      "report", "Write one self-contained HTML page (plots by gnuplot, sortable tables, no network) for dataset, eval "
+                "and/or search directories, side by side");
+  c->add_option("dirs", o->dirs, "dataset, eval or search directories (kind detected from manifest.json/summary.json)")
+      ->required();
+  c->add_option("-o,--output", o->out, "the HTML file to write (atomically)");
+  return [o]() {
+    std::string html;
+    try {
+      html = report::render_report(o->dirs);
+    } catch (const std::exception& e) {  // a directory of no known kind, unreadable input, gnuplot missing
+      return fail(e.what());
+    }
+    try {
+      ir::write_file_atomic(o->out, html);
+    } catch (const std::exception& e) {
+      return fail(e.what());
+    }
+    std::cout << "report: " << o->out << "\n";
+    return 0;
+  };
+});
+
+}  // namespace
+}  // namespace steptp::cli

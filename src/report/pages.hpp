@@ -1,0 +1,50 @@
+// The sections of `steptp report`, one per directory kind (internal to src/report/).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/html.hpp"
+
+namespace steptp::report {
+
+/// One strategy of the catalogue.
+struct CatalogueEntry {
+  const char* name;
+  const char* family;
+};
+
+/// The 43 strategies of STRATEGIES.md in canonical index order (the registry holds only the implemented ones; the
+/// report lists all, with zeros).
+const std::vector<CatalogueEntry>& catalogue();
+
+/// The parsed JSON lines of a file (at most `limit` lines when limit > 0); an absent file gives none. Throws
+/// std::invalid_argument naming the file and line when a line is not JSON.
+std::vector<ojson> read_jsonl(const std::string& path, std::size_t limit = 0);
+
+/// A JSON file, parsed. Throws std::invalid_argument naming the file when it is missing or not JSON.
+ojson read_json(const std::string& path);
+
+/// The dataset section: funnel, records per strategy (all 43) and family, speedups per strategy, noisy share,
+/// token lengths, splits, the shortcut-baseline audit and sample records with before/after LEIR.
+std::string dataset_section(const std::string& dir, Plotter& plot);
+
+/// The eval section: gate funnel overall and per claimed strategy, speedups of equivalent answers, multi-N.
+std::string eval_section(const std::string& dir, Plotter& plot);
+
+/// One search directory's summary and result lines.
+struct SearchRun {
+  std::string dir;
+  ojson summary;
+  std::vector<ojson> results;
+};
+
+/// Reads a search directory (summary.json, results.jsonl).
+SearchRun load_search(const std::string& dir);
+
+/// The search section: per-task speedups over naive and baseline, fast_p curves, best paths.
+std::string search_section(const SearchRun& run, Plotter& plot);
+
+/// One plot of fast_p(p) per (algorithm, policy) of `runs`, over the naive lowering and over the library baseline.
+std::string fast_p_plot(const std::vector<const SearchRun*>& runs, const std::string& name, Plotter& plot);
+
+}  // namespace steptp::report
