@@ -83,6 +83,7 @@ double literal_draw(SplitMix64& g, bool is_float, const std::vector<double>& lit
   const double c = set[static_cast<std::size_t>(g.u01() * static_cast<double>(set.size())) % set.size()];
   const double sign = g.u01() < 0.5 ? -1.0 : 1.0;
   const int nudge = static_cast<int>(std::floor(3.0 * g.u01())) - 1;  // -1, 0, 1
+  if (is_float && c == 0.0) return 0.0;  // +0 only: a -0 input makes max/min order visible in the sign of zero
   return is_float ? sign * c * (1.0 + nudge * 0x1.0p-5) : sign * c + nudge;
 }
 

@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -110,6 +112,16 @@ std::vector<core::ojson> read_json_lines(const std::string& path) {
   std::ifstream f(path);
   for (std::string l; std::getline(f, l);) v.push_back(core::ojson::parse(l));
   return v;
+}
+
+void expect_same_tree(const std::string& a, const std::string& b) {
+  auto ta = read_tree(a), tb = read_tree(b);
+  ASSERT_FALSE(ta.empty());
+  std::vector<std::string> na, nb;
+  for (auto& [k, v] : ta) na.push_back(k);
+  for (auto& [k, v] : tb) nb.push_back(k);
+  ASSERT_EQ(na, nb);
+  for (auto& [k, v] : ta) EXPECT_TRUE(v == tb[k]) << k << " differs";
 }
 
 }  // namespace steptp::dataset::dstest

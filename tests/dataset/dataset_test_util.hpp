@@ -26,6 +26,10 @@ int spawn_cli(const std::vector<std::string>& args);
 /// Every regular file under `dir` (relative path -> bytes), skipping cache.sqlite* and shards/.
 std::map<std::string, std::string> read_tree(const std::string& dir);
 
+/// GoogleTest assertions that two dataset directories hold the same files (read_tree) with the same bytes;
+/// names the first differing file.
+void expect_same_tree(const std::string& a, const std::string& b);
+
 /// The bytes of a file ("" when it cannot be read).
 std::string slurp(const std::string& path);
 

@@ -39,16 +39,6 @@ int run_script(const std::string& script, const std::map<std::string, std::strin
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-void expect_same_tree(const std::string& a, const std::string& b) {
-  auto ta = read_tree(a), tb = read_tree(b);
-  ASSERT_FALSE(ta.empty());
-  std::vector<std::string> na, nb;
-  for (auto& [k, v] : ta) na.push_back(k);
-  for (auto& [k, v] : tb) nb.push_back(k);
-  ASSERT_EQ(na, nb);
-  for (auto& [k, v] : ta) EXPECT_TRUE(v == tb[k]) << k << " differs";
-}
-
 }  // namespace
 
 TEST(ClusterArraysSlow, SlurmPbsAndGridEngineArraysPlusMergeEqualSingleRun) {

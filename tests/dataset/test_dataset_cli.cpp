@@ -29,16 +29,6 @@ std::vector<std::string> with(std::vector<std::string> a, std::initializer_list<
   return a;
 }
 
-void expect_same_tree(const std::string& a, const std::string& b) {
-  auto ta = read_tree(a), tb = read_tree(b);
-  ASSERT_FALSE(ta.empty());
-  std::vector<std::string> na, nb;
-  for (auto& [k, v] : ta) na.push_back(k);
-  for (auto& [k, v] : tb) nb.push_back(k);
-  ASSERT_EQ(na, nb);
-  for (auto& [k, v] : ta) EXPECT_TRUE(v == tb[k]) << k << " differs";
-}
-
 }  // namespace
 
 TEST(DatasetCliSlow, DeterministicAndAuditPasses) {

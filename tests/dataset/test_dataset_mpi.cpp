@@ -46,16 +46,6 @@ std::string write_tasks_copies(const std::string& dir, int copies) {
   return path;
 }
 
-void expect_same_tree(const std::string& a, const std::string& b) {
-  auto ta = read_tree(a), tb = read_tree(b);
-  ASSERT_FALSE(ta.empty());
-  std::vector<std::string> na, nb;
-  for (auto& [k, v] : ta) na.push_back(k);
-  for (auto& [k, v] : tb) nb.push_back(k);
-  ASSERT_EQ(na, nb);
-  for (auto& [k, v] : ta) EXPECT_TRUE(v == tb[k]) << k << " differs";
-}
-
 #ifdef STEPTP_MPIEXEC
 /// argv of `mpirun [--allow-run-as-root] --oversubscribe -np N steptp ARGS... --mpi` (OpenMPI refuses to run as
 /// root without the first).
