@@ -27,7 +27,7 @@ std::vector<std::string> fixed_args(const std::string& tasks, const std::string&
 
 /// The tiny task set `copies` times over under distinct workload names (Name_c0, Name_c1, ...): more units per
 /// shard, so that a rank can be caught between its first cached unit and its last.
-std::string write_tasks_copies(const std::string& dir, int copies) {
+[[maybe_unused]] std::string write_tasks_copies(const std::string& dir, int copies) {
   const std::string tiny = slurp(write_tiny_tasks(dir));
   std::string out;
   for (int c = 0; c < copies; ++c)
