@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "cli/work_budget.hpp"
 #include "cli/mpi_launch.hpp"
 #include "dataset/config.hpp"
 #include "dataset/generate.hpp"
@@ -176,7 +177,7 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
                 "measurements at a time per node, over all steptp processes there (ranks, array tasks), each pinned "
                 "to its own --threads CPUs counted down from the last; 0 = no coordination between processes "
                 "(default: 1 with --mpi, else 0); lock files in $STEPTP_LOCK_DIR or /tmp/steptp-measure-UID")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   c->add_option("--workloads", a->workloads, "built-in workload names or globs");
   c->add_option("--onnx", a->onnx, "directories of ONNX models to import as workloads");
   c->add_option("--tasks", a->tasks, "task JSONL files (each line one workload)");

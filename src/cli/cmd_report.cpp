@@ -22,7 +22,7 @@ const CommandRegistrar reg("47-report", [](CLI::App& app) -> RunFn {
                 "and/or search directories, side by side");
   c->add_option("dirs", o->dirs, "dataset, eval or search directories (kind detected from manifest.json/summary.json)")
       ->required();
-  c->add_option("-o,--output", o->out, "the HTML file to write (atomically)");
+  c->add_option("-o,--output", o->out, "the HTML file to write (atomically)")->capture_default_str();
   return [o]() {
     std::string html;
     try {

@@ -106,7 +106,8 @@ const CommandRegistrar reg("20-run", [](CLI::App& app) -> RunFn {
   sub->add_option("--seed", args->seed, "input seed (LEIR.md §11)");
   sub->add_option("--dist", args->dist,
                   "input distribution (LEIR.md §11): N (normal), U (uniform [0.5,1.5]), W (wide: log-uniform "
-                  "magnitudes 2^-4..2^6), K (the program's literals, nudged)");
+                  "magnitudes 2^-4..2^6), K (the program's literals, nudged)")
+      ->capture_default_str();
   sub->add_flag("--typed", args->typed, "exact §8.2 precision (f32/f16/bf16 rounding) instead of f64");
   sub->add_flag("--checked", args->checked, "also check parallel-loop conflicts and s/l confinement (E306, E307)");
   args->budget.add_options(sub);

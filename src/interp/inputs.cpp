@@ -162,6 +162,8 @@ std::vector<Distribution> parse_distributions(std::string_view letters) {
       case 'K': v.push_back(Distribution::Literal); break;
       default: throw std::invalid_argument("'" + std::string(1, c) + "' is not a distribution (N, U, W or K)");
     }
+    if (std::find(v.begin(), v.end() - 1, v.back()) != v.end() - 1)
+      throw std::invalid_argument("'" + std::string(1, c) + "' is given twice");
   }
   if (v.empty()) throw std::invalid_argument("no distribution given (letters N, U, W, K)");
   return v;

@@ -101,7 +101,7 @@ enum class Distribution : std::uint8_t { Normal, Uniform, Wide, Literal };
 const char* distribution_name(Distribution d);
 
 /// Distributions from their letters, in order ("NUWK" -> all four). Throws std::invalid_argument naming the
-/// first letter that is none of N, U, W, K, or when `letters` is empty.
+/// first letter that is none of N, U, W, K or is repeated, or when `letters` is empty.
 std::vector<Distribution> parse_distributions(std::string_view letters);
 
 /// Magnitudes of the numeric literals of a program (IntLit and FloatLit nodes, `inf` excluded), with 0 and 1,

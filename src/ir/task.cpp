@@ -249,19 +249,21 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
   {
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw std::runtime_error(fmt::format("cannot write '{}'", tmp));
+    if (!f) throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
     bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
     ok &= std::fflush(f) == 0;
     ok &= ::fsync(::fileno(f)) == 0 || true;
     ok &= std::fclose(f) == 0;
     if (!ok) {
+      const int err = errno;
       std::remove(tmp.c_str());
-      throw std::runtime_error(fmt::format("error writing '{}'", tmp));
+      throw std::runtime_error(fmt::format("error writing '{}': {}", path, std::strerror(err)));
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
     std::remove(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot rename '{}' to '{}'", tmp, path));
+    throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
   }
 }
 

@@ -101,7 +101,8 @@ const char* kind_name(Kind k) {
 
 Kind detect_kind(const std::string& dir) {
   const fs::path d(dir);
-  if (!fs::is_directory(d)) throw std::invalid_argument(dir + ": not a directory");
+  if (!fs::exists(d)) throw std::invalid_argument(dir + ": no such directory");
+  if (!fs::is_directory(d)) throw std::invalid_argument(dir + ": not a directory (give a dataset, eval or search directory)");
   auto schema_of = [](const fs::path& p, ojson* out) {
     if (!fs::is_regular_file(p)) return std::string();
     std::ifstream f(p);

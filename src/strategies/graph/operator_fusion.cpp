@@ -94,7 +94,8 @@ std::optional<Plan> plan(const ir::Task& t, std::uint32_t i) {
   }
   for (const auto& x : used)
     if (!t.find_known(x)) p.local.push_back(x);
-  for (auto [name, scope] : {std::pair{"l", ir::Scope::Local}, std::pair{"s", ir::Scope::Shared}}) {
+  for (auto [name, binding] : {std::pair{"l", ir::Scope::Local}, std::pair{"s", ir::Scope::Shared}}) {
+    const ir::Scope scope = binding;  // clang 14 cannot capture a structured binding in a lambda (the fuzz build)
     bool all = !p.local.empty(), changes = false;
     for (const auto& x : p.local) {
       analysis::for_each_ref(an[i], x, [&](ir::Expr& r) { changes = changes || r.scope != scope; });
