@@ -66,7 +66,7 @@ test: unit asan
 
 # libFuzzer (clang, ASan+UBSan): the LEIR parser/validator/interpreter target and the ONNX importer target,
 # FUZZ_SECONDS each (default 60). Inputs up to 64 KiB (deep nesting needs long inputs), LEIR tokens from
-# fuzz/leir.dict. New inputs go to build-fuzz/corpus*; the committed seeds in fuzz/corpus are read only; crashes
+# fuzz/leir.dict. New inputs go to build-fuzz/corpus*; the committed seeds in fuzz/corpus and fuzz/corpus-onnx are read only; crashes
 # go to fuzz/artifacts/ and, once fixed, into fuzz/corpus/.
 FUZZ_SECONDS ?= 60
 fuzz: deps
@@ -78,7 +78,7 @@ fuzz: deps
 	for m in ../shared/kernelbench-onnx/*/*/model.onnx; do \
 	  cp "$$m" "build-fuzz/seeds-onnx/$$(basename $$(dirname $$m)).onnx"; done
 	./build-fuzz/fuzz_onnx -max_total_time=$(FUZZ_SECONDS) -timeout=10 -max_len=1048576 -rss_limit_mb=4096 \
-	  -artifact_prefix=fuzz/artifacts/onnx- build-fuzz/corpus-onnx build-fuzz/seeds-onnx
+	  -artifact_prefix=fuzz/artifacts/onnx- build-fuzz/corpus-onnx build-fuzz/seeds-onnx fuzz/corpus-onnx
 
 # Random-program differential fuzzer (src/fuzz/, `steptp fuzz`), not part of `test`: FUZZ_TIME seconds from
 # FUZZ_SEED; minimised failures in $(FUZZ_OUT)/regressions/, figures in $(FUZZ_OUT)/fuzz_summary.json (gitignored out/).

@@ -33,6 +33,27 @@ Outcome run_clean(F&& f) {
   // any other exception type escapes and fails the test
 }
 
+// Inputs the libFuzzer target fuzz_onnx found (fuzz/corpus-onnx/, one file per fixed bug): each imports or fails
+// cleanly; under the ASan+UBSan build any out-of-range access fails the test. cumsum-rank0.onnx: CumSum of a
+// scalar read dimension 0 of an empty shape (UB), now "axis 0 of a rank-0 input".
+TEST(OnnxFuzz, FuzzerFoundInputsFailCleanly) {
+  const fs::path dir = fs::path(STEPTP_SOURCE_DIR) / "fuzz/corpus-onnx";
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string bytes = ir::read_file(e.path().string());
+    EXPECT_EQ(run_clean([&] { frontend::import_onnx_bytes(bytes, e.path().filename().string()); }), Outcome::Error)
+        << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 1);
+  try {
+    frontend::import_onnx_bytes(ir::read_file((dir / "cumsum-rank0.onnx").string()), "cumsum-rank0.onnx");
+    ADD_FAILURE() << "imported";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("rank-0 input"), std::string::npos) << e.what();
+  }
+}
+
 TEST(OnnxFuzz, TruncatedAndBitFlippedModels) {
   const std::string bytes = ir::read_file((kModel / "model.onnx").string());
   ASSERT_GT(bytes.size(), 1000u);

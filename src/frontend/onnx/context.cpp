@@ -94,7 +94,11 @@ Shape broadcast_shapes(const Node& n, const Shape& a, const Shape& b) {
 }
 
 std::int64_t norm_axis(const Node& n, std::int64_t axis, std::int64_t rank) {
-  if (axis < -rank || axis >= std::max<std::int64_t>(rank, 1)) n.fail(fmt::format("axis {} out of range", axis));
+  // Every caller indexes a dimension with the result, so a rank-0 input has no valid axis (the fuzz_onnx target
+  // found CumSum on a scalar reading shape()[0] of an empty shape).
+  if (axis < -rank || axis >= rank)
+    n.fail(rank == 0 ? fmt::format("axis {} of a rank-0 input (the operator needs rank 1 or more)", axis)
+                     : fmt::format("axis {} out of range for rank {}", axis, rank));
   return axis < 0 ? axis + rank : axis;
 }
 
