@@ -35,7 +35,7 @@ std::string gp_num(const ojson& v) { return v.is_number() ? fmt::format("{:.6g}"
 std::string eval_section(const std::string& dir, Plotter& plot) {
   const std::filesystem::path d(dir);
   const ojson s = read_json((d / "summary.json").string());
-  const std::vector<ojson> results = read_jsonl((d / "results.jsonl").string());
+  const std::vector<ojson> results = read_jsonl_if_present((d / "results.jsonl").string());
   std::string h = fmt::format(
       "<p>Split <b>{}</b>, policy <b>{}</b>{}; {} prompts, {} sample(s) each, {} answers; measured: {}{}.</p>\n",
       esc(s.value("split", "?")), esc(s.value("policy", "?")),

@@ -17,9 +17,9 @@ struct CatalogueEntry {
 /// report lists all, with zeros).
 const std::vector<CatalogueEntry>& catalogue();
 
-/// The parsed JSON lines of a file (at most `limit` lines when limit > 0); an absent file gives none. Throws
-/// std::invalid_argument naming the file and line when a line is not JSON.
-std::vector<ojson> read_jsonl(const std::string& path, std::size_t limit = 0);
+/// The parsed JSON lines of a file (dataset::read_jsonl); an absent file gives none. Throws std::runtime_error
+/// naming the file and line when a line is not JSON.
+std::vector<ojson> read_jsonl_if_present(const std::string& path);
 
 /// A JSON file, parsed. Throws std::invalid_argument naming the file when it is missing or not JSON.
 ojson read_json(const std::string& path);

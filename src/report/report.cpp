@@ -7,28 +7,16 @@
 
 #include <fmt/format.h>
 
+#include "dataset/export.hpp"
 #include "report/pages.hpp"
 
 namespace fs = std::filesystem;
 
 namespace steptp::report {
 
-std::vector<ojson> read_jsonl(const std::string& path, std::size_t limit) {
-  std::vector<ojson> v;
-  std::ifstream f(path);
-  if (!f) return v;
-  std::size_t line_no = 0;
-  for (std::string l; std::getline(f, l);) {
-    ++line_no;
-    if (l.empty()) continue;
-    try {
-      v.push_back(ojson::parse(l));
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(fmt::format("{}:{}: not JSON ({})", path, line_no, e.what()));
-    }
-    if (limit > 0 && v.size() >= limit) break;
-  }
-  return v;
+std::vector<ojson> read_jsonl_if_present(const std::string& path) {
+  if (!std::filesystem::exists(path)) return {};
+  return dataset::read_jsonl(path);
 }
 
 ojson read_json(const std::string& path) {

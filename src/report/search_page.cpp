@@ -37,7 +37,7 @@ SearchRun load_search(const std::string& dir) {
   SearchRun r;
   r.dir = dir;
   r.summary = read_json((std::filesystem::path(dir) / "summary.json").string());
-  r.results = read_jsonl((std::filesystem::path(dir) / "results.jsonl").string());
+  r.results = read_jsonl_if_present((std::filesystem::path(dir) / "results.jsonl").string());
   return r;
 }
 
