@@ -1,4 +1,4 @@
-// `steptp run TASK.json [--seed S] [--dist N|U] [--typed] [--checked]`: runs a task in the reference interpreter
+// `steptp run TASK.json [--seed S] [--dist N|U|W|K] [--typed] [--checked]`: runs a task in the reference interpreter
 // (LEIR.md §8) on the §11 inputs and prints, per output, its shape, checksum (sum), min and max, then the number
 // of statement executions and the run time (wall clock and process CPU time, seconds). Exit 0 ok, 1 runtime error (E3xx), 2 bad input
 // (including E309/E310: a work or memory estimate over --max-steps/--max-memory).
@@ -37,7 +37,13 @@ std::string shape_text(const std::vector<std::int64_t>& s) {
 }
 
 int run_cmd(const RunArgs& a) {
-  if (a.dist != "N" && a.dist != "U" && a.dist != "W" && a.dist != "K") return fail("--dist must be N, U, W or K");
+  std::vector<interp::Distribution> dists;
+  try {
+    dists = interp::parse_distributions(a.dist);
+  } catch (const std::invalid_argument&) {
+    // not a distribution letter: the one-line error below
+  }
+  if (dists.size() != 1) return fail("--dist must be N, U, W or K");
   ir::Task task;
   try {
     task = ir::read_task_file(a.path);
@@ -53,10 +59,7 @@ int run_cmd(const RunArgs& a) {
   }
   try {
     interp::Interpreter in(task);
-    const auto dist = a.dist == "N"   ? interp::Distribution::Normal
-                      : a.dist == "U" ? interp::Distribution::Uniform
-                      : a.dist == "W" ? interp::Distribution::Wide
-                                      : interp::Distribution::Literal;
+    const interp::Distribution dist = dists.front();
     const interp::TensorMap inputs = interp::make_inputs(in, a.seed, dist);
     interp::RunOptions ro;
     ro.typed = a.typed;
