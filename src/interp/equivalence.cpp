@@ -15,12 +15,6 @@ namespace steptp::interp {
 
 std::pair<double, double> tolerance(ir::DType t) { return element_tolerance(t); }
 
-namespace {
-
-const char* dist_name(Distribution d) { return distribution_name(d); }
-
-}  // namespace
-
 std::vector<double> comparison_literals(const ir::Program& original, const ir::Program& candidate) {
   const std::vector<double> a = literal_magnitudes(original), b = literal_magnitudes(candidate);
   std::vector<double> all, only;
@@ -94,7 +88,7 @@ std::string fmt_num(double v) {
 std::string EquivResult::to_json() const {
   auto loc = [](const ErrLocation& l) {
     return nlohmann::json{{"output", l.output}, {"index", l.index}, {"seed", l.seed},
-                          {"dist", dist_name(l.dist)}, {"candidate", l.a}, {"original", l.b}};
+                          {"dist", distribution_name(l.dist)}, {"candidate", l.a}, {"original", l.b}};
   };
   nlohmann::json j{{"equivalent", equivalent},
                    {"code", code},
@@ -145,7 +139,7 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
   bool have_abs = false, have_rel = false;
   for (std::uint64_t seed : opt.seeds) {
     for (Distribution dist : opt.dists) {
-      const std::string where = "seed " + std::to_string(seed) + ", " + dist_name(dist);
+      const std::string where = "seed " + std::to_string(seed) + ", " + distribution_name(dist);
       const TensorMap in = make_inputs(*A, seed, dist, literals);
       TensorMap oa, ob;
       try {
@@ -206,13 +200,13 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
     const auto& m = r.first_mismatch;
     return fail("E504", std::to_string(mismatches) + " mismatching element(s); first " + first_name + " (flat " +
                             std::to_string(m.index) + ") on seed " + std::to_string(m.seed) + ", " +
-                            dist_name(m.dist) + ": candidate " + fmt_num(m.a) + " vs original " + fmt_num(m.b) +
+                            distribution_name(m.dist) + ": candidate " + fmt_num(m.a) + " vs original " + fmt_num(m.b) +
                             "; max abs err " + fmt_num(r.max_abs_err) + ", max rel err " + fmt_num(r.max_rel_err));
   }
   r.equivalent = true;
   r.code.clear();
   std::string dists;
-  for (Distribution d : opt.dists) dists += std::string(dists.empty() ? "" : ",") + dist_name(d);
+  for (Distribution d : opt.dists) dists += std::string(dists.empty() ? "" : ",") + distribution_name(d);
   r.message = "equivalent on " + std::to_string(opt.seeds.size()) + " seed(s) x {" + dists + "}; max abs err " +
               fmt_num(r.max_abs_err) + ", max rel err " + fmt_num(r.max_rel_err);
   return r;
