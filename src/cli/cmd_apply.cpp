@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
 #include "interp/equivalence.hpp"
 #include "ir/task.hpp"
@@ -28,16 +29,21 @@ struct ApplyOpts {
   std::size_t max = 0;
   std::uint64_t seed = 0;
   WorkBudget budget;
+  TaskParams params;
 };
 
 int run_apply(const ApplyOpts& o) {
   const strategy::StrategyInfo* s = strategy::find(o.strategy);
   if (!s) return fail("unknown strategy '" + o.strategy + "' (see `steptp strategies list`)");
   ir::Task t;
+  std::shared_ptr<const interp::TensorMap> fixed;  // --verify: the task's stored weights
   try {
     t = ir::read_task_file(o.file);
     ir::validate_or_throw(t);
-    if (o.verify) o.budget.check(t);
+    if (o.verify) {
+      o.budget.check(t);
+      fixed = o.params.load(o.file, t);
+    }
   } catch (const ir::LeirError& e) {
     return fail(o.file + ": " + e.diag().headline());
   } catch (const std::exception& e) {
@@ -63,6 +69,7 @@ int run_apply(const ApplyOpts& o) {
         interp::EquivOptions eo;
         eo.exact = a.cls == strategy::Exactness::Exact;
         eo.max_steps = o.budget.max_steps;
+        eo.fixed = fixed;
         auto r = interp::check_equivalence(t, a.task, eo);
         rec["equivalence"] = nlohmann::json::parse(r.to_json());
         if (!r.equivalent) ++failures;
@@ -97,6 +104,7 @@ CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
   sub->add_flag("--verify", o->verify, "Check each candidate with the equivalence checker (exact for class E)");
   sub->add_option("-o,--output", o->out, "Write the JSONL here (atomically) instead of stdout");
   o->budget.add_options(sub, "--verify: ");
+  o->params.add_options(sub);
   return [o] { return run_apply(*o); };
 });
 

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
 #include "ir/limits.hpp"
 #include "interp/equivalence.hpp"
@@ -23,6 +24,7 @@ struct EquivArgs {
   bool typed = false, exact = false, json = false;
   double rtol_scale = 1.0;
   WorkBudget budget;
+  TaskParams params;
 };
 
 int equiv_cmd(const EquivArgs& x) {
@@ -44,6 +46,11 @@ int equiv_cmd(const EquivArgs& x) {
     }
   }
   interp::EquivOptions opt;
+  try {
+    opt.fixed = x.params.load(x.a, a);  // the original's stored weights (both tasks share the known signature)
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
   if (!x.seeds.empty()) opt.seeds = x.seeds;
   try {
     opt.dists = interp::parse_distributions(x.dists);
@@ -80,11 +87,13 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
                   "input distributions of LEIR.md §11, letters N (normal), U (uniform on [0.5,1.5]), W (wide: "
                   "log-uniform magnitudes 2^-4..2^6, integers in [-16,16]), K (the programs' literals, nudged)")
       ->capture_default_str();
-  sub->add_flag("--typed", args->typed, "run both in exact §8.2 precision");
+  sub->add_flag("--typed", args->typed,
+                "run both in exact §8.2 precision (with the rounding allowance of LEIR.md §11 step 4b)");
   sub->add_flag("--exact", args->exact, "require bit-identical outputs");
   sub->add_option("--rtol-scale", args->rtol_scale, "multiply the per-dtype tolerances");
   sub->add_flag("--json", args->json, "print the full result as JSON");
   args->budget.add_options(sub);
+  args->params.add_options(sub);
   return [args] { return equiv_cmd(*args); };
 });
 

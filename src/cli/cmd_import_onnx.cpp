@@ -31,7 +31,10 @@ int run_import(const ImportOpts& o) {
       ro.typed = o.typed;
       frontend::OnnxCheckResult r = frontend::check_onnx_dir(dir, ro);
       std::cout << fmt::format("{}: {} ({} elements, {} mismatches; max abs err {:.3g}, max rel err {:.3g})\n", dir,
-                               r.match ? "match" : "MISMATCH", r.elements, r.mismatches, r.max_abs_err, r.max_rel_err);
+                               r.match ? (r.rounding_allowance ? "match (rounding allowance, LEIR.md §11 step 4b)"
+                                                               : "match")
+                                       : "MISMATCH",
+                               r.elements, r.mismatches, r.max_abs_err, r.max_rel_err);
       if (!r.match) std::cout << "  worst: " << r.worst << "\n";
       return r.match ? 0 : 1;
     }

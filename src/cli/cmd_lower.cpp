@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
 #include "ir/limits.hpp"
 #include "ir/diag.hpp"
@@ -19,6 +20,7 @@ struct LowerOpts {
   bool check = false, cpu = false;
   double timeout = 60;
   WorkBudget budget;
+  TaskParams params;
 };
 
 int run_lower(const LowerOpts& o) {
@@ -43,6 +45,11 @@ int run_lower(const LowerOpts& o) {
       return fail(o.file + ": " + e.diag().headline());
     }
     runtime::LowerCheckOptions co;
+    try {
+      co.fixed = o.params.load(o.file, t);
+    } catch (const std::exception& e) {
+      return fail(e.what());
+    }
     co.limits.timeout_seconds = o.timeout;
     co.interp.max_steps = o.budget.max_steps;
     co.interp.progress = make_progress("lower --check: interpreter run", ir::statement_executions(t.program),
@@ -65,6 +72,7 @@ CommandRegistrar reg("40-lower", [](CLI::App& app) -> RunFn {
   sub->add_flag("--cpu", o->cpu, "tir: no unit_tx wrapping of nests without B loops");
   sub->add_option("--timeout", o->timeout, "--check: seconds per sandboxed run (default 60)");
   o->budget.add_options(sub, "--check: ");
+  o->params.add_options(sub);
   sub->add_option("-o,--output", o->out, "Write the code here (atomically) instead of stdout");
   return [o] { return run_lower(*o); };
 });

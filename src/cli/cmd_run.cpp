@@ -1,5 +1,5 @@
 // `steptp run TASK.json [--seed S] [--dist N|U|W|K] [--typed] [--checked]`: runs a task in the reference interpreter
-// (LEIR.md §8) on the §11 inputs and prints, per output, its shape, checksum (sum), min and max, then the number
+// (LEIR.md §8) on the §11 inputs (param/constant buffers with stored values in TASK.params.bin keep them) and prints, per output, its shape, checksum (sum), min and max, then the number
 // of statement executions and the run time (wall clock and process CPU time, seconds). Exit 0 ok, 1 runtime error (E3xx), 2 bad input
 // (including E309/E310: a work or memory estimate over --max-steps/--max-memory).
 #include <chrono>
@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/diag.hpp"
@@ -25,6 +26,7 @@ struct RunArgs {
   bool typed = false;
   bool checked = false;
   WorkBudget budget;
+  TaskParams params;
 };
 
 std::string shape_text(const std::vector<std::int64_t>& s) {
@@ -57,10 +59,20 @@ int run_cmd(const RunArgs& a) {
   } catch (const ir::LeirError& e) {
     return fail(a.path + ": " + e.diag().headline());
   }
+  std::shared_ptr<const interp::TensorMap> fixed;
+  try {
+    fixed = a.params.load(a.path, task);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
   try {
     interp::Interpreter in(task);
     const interp::Distribution dist = dists.front();
-    const interp::TensorMap inputs = interp::make_inputs(in, a.seed, dist);
+    interp::TensorMap inputs = interp::make_inputs(in, a.seed, dist);
+    if (fixed) {
+      interp::apply_fixed_inputs(inputs, *fixed);
+      std::cerr << "run: " << fixed->size() << " buffer(s) hold their stored values (--no-params draws them)\n";
+    }
     interp::RunOptions ro;
     ro.typed = a.typed;
     ro.checked = a.checked;
@@ -114,6 +126,7 @@ const CommandRegistrar reg("20-run", [](CLI::App& app) -> RunFn {
   sub->add_flag("--typed", args->typed, "exact §8.2 precision (f32/f16/bf16 rounding) instead of f64");
   sub->add_flag("--checked", args->checked, "also check parallel-loop conflicts and s/l confinement (E306, E307)");
   args->budget.add_options(sub);
+  args->params.add_options(sub);
   return [args] { return run_cmd(*args); };
 });
 

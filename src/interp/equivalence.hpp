@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,10 @@ struct EquivOptions {
   std::vector<std::uint64_t> seeds{0, 1, 2};
   std::vector<Distribution> dists{Distribution::Normal, Distribution::Uniform, Distribution::Wide,
                                   Distribution::Literal};  // K's value set: literals of both programs
-  bool typed = false;          // RunOptions::typed for both runs
+  bool typed = false;          // RunOptions::typed for both runs; also turns on the §11 step 4b rounding allowance
+  /// Values of known buffers that are not drawn (a model's weights from its params sidecar), the same in every
+  /// run; see check_fixed_inputs. Null: every non-output buffer is drawn.
+  std::shared_ptr<const TensorMap> fixed;
   bool exact = false;          // require bit-identical outputs (class E)
   double rtol_scale = 1.0;     // multiplies the per-dtype rtol/atol
   std::uint64_t max_steps = 0; // per run; 0 = unlimited
@@ -49,7 +53,10 @@ struct EquivResult {
   std::string to_json() const;
 };
 
-/// Checks `candidate` against `original`. Never throws for program defects (they become E502/E503 results).
+/// Checks `candidate` against `original`. Never throws for program defects (they become E502/E503 results);
+/// throws std::invalid_argument when `opt.fixed` does not fit the original's known buffers (check_fixed_inputs).
+/// With `opt.typed`, an element outside the per-dtype tolerance is judged again with the rounding allowance of
+/// §11 step 4b, from an extra f64 run of the original on the same draw (run only for draws with such elements).
 EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidate, const EquivOptions& opt = {});
 
 /// Per-dtype tolerances (rtol, atol) of LEIR.md §11.

@@ -207,4 +207,25 @@ TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dis
   return generate(task, shapes, seed, dist, literals);
 }
 
+void check_fixed_inputs(const ir::Task& task, const TensorMap& fixed) {
+  for (const auto& [name, t] : fixed) {
+    auto it = std::find_if(task.known.begin(), task.known.end(), [&](const ir::KnownBuffer& k) { return k.name == name; });
+    auto bad = [&](const std::string& what) { throw std::invalid_argument("params: " + name + ": " + what); };
+    if (it == task.known.end()) bad("not a known buffer of the task");
+    if (it->role == ir::Role::Output) bad("an output buffer cannot be given values");
+    if (it->dtype != t.dtype)
+      bad("dtype " + std::string(ir::dtype_name(t.dtype)) + " but the task declares " + std::string(ir::dtype_name(it->dtype)));
+    if (it->shape != t.shape) bad("shape differs from the task's declaration");
+    if (static_cast<std::int64_t>(t.data.size()) != t.numel()) bad("element count does not match its shape");
+  }
+}
+
+void apply_fixed_inputs(TensorMap& inputs, const TensorMap& fixed) {
+  for (const auto& [name, t] : fixed) {
+    auto it = inputs.find(name);
+    if (it == inputs.end()) throw std::invalid_argument("params: " + name + ": not an input of the run");
+    it->second = t;
+  }
+}
+
 }  // namespace steptp::interp

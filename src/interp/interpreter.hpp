@@ -120,4 +120,15 @@ TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dis
 TensorMap make_inputs(const Interpreter& interp, std::uint64_t seed, Distribution dist,
                       const std::vector<double>& literals = {});
 
+/// Known buffers whose values are given rather than drawn: a model's weights (the `param` and `constant` buffers
+/// of an imported task, stored in its params sidecar, frontend/params_sidecar.hpp). Checks that every entry of
+/// `fixed` names a non-output known buffer of `task` with the same dtype and shape and holds numel values; throws
+/// std::invalid_argument ("params: <name>: <what>") otherwise. Buffers of the task that `fixed` lacks stay drawn.
+void check_fixed_inputs(const ir::Task& task, const TensorMap& fixed);
+
+/// Replaces the drawn values of `inputs` by those of `fixed` (every entry of `fixed` must be in `inputs`; call
+/// check_fixed_inputs first). The other buffers keep exactly the values make_inputs drew, so a draw with fixed
+/// weights differs from the plain draw only in the fixed buffers.
+void apply_fixed_inputs(TensorMap& inputs, const TensorMap& fixed);
+
 }  // namespace steptp::interp

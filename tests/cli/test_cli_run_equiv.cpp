@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../interp/interp_helpers.hpp"
+#include "frontend/params_sidecar.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::cli {
@@ -83,6 +84,49 @@ TEST(CliEquiv, VerdictsAndExitCodes) {
   EXPECT_EQ(js.rc, 1) << js.out;
   EXPECT_NE(js.out.find("\"code\":\"E504\""), std::string::npos) << js.out;
   EXPECT_EQ(sh("equiv " + a + " /nonexistent.json").rc, 2);
+}
+
+
+// A task's stored weights (TASK.params.bin beside TASK.json, issue #14) are used by run, equiv, apply --verify and
+// lower --check unless --no-params; --params names another file; a misfit or corrupt file exits 2 naming it.
+TEST(CliParams, StoredWeightsAreUsedEverywhere) {
+  const std::vector<ir::KnownBuffer> k{in("A", {2, 2}), kb("W", ir::Role::Param, {2, 2}), out("D", {2, 2})};
+  // D = 2*W + 0*A: with W = {1,2,3,4} the checksum is 20 whatever A holds.
+  const auto f = write_task("w.json", "B^{2}_{tx=0}L^{2}_{a=0}[D^{f32,g}_{tx,a}=W^{f32,g}_{tx,a}*2+A^{f32,g}_{tx,a}*0;];", k);
+  const auto g = write_task("w2.json", "B^{2}_{tx=0}L^{2}_{a=0}[D^{f32,g}_{tx,a}=W^{f32,g}_{tx,a}+W^{f32,g}_{tx,a}+A^{f32,g}_{tx,a}*0;];", k);
+  const auto h = write_task("w3.json", "B^{2}_{tx=0}L^{2}_{a=0}[D^{f32,g}_{tx,a}=W^{f32,g}_{tx,a}*W^{f32,g}_{tx,a}+W^{f32,g}_{tx,a}+A^{f32,g}_{tx,a}*0;];", k);
+  interp::TensorMap w;
+  w["W"] = tensor({2, 2}, {1, 2, 3, 4});
+  frontend::write_params_sidecar(frontend::params_sidecar_path(f), w);
+  auto r = sh("run " + f);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("D f32 [2,2] checksum=20 min=2 max=8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 buffer(s) hold their stored values"), std::string::npos) << r.out;
+  r = sh("run " + f + " --no-params");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.find("checksum=20 "), std::string::npos) << r.out;
+  // 2W == W+W for any W; 2W == W*W+W only where W is 1 or 0: equal on W = {1,1,1,1}, not on drawn W.
+  EXPECT_EQ(sh("equiv " + f + " " + g).rc, 0);
+  w["W"] = tensor({2, 2}, {1, 1, 1, 1});
+  const std::string ones = f + ".ones.bin";
+  frontend::write_params_sidecar(ones, w);
+  EXPECT_EQ(sh("equiv " + f + " " + h + " --params " + ones).rc, 0);
+  EXPECT_EQ(sh("equiv " + f + " " + h + " --no-params").rc, 1);
+  EXPECT_EQ(sh("equiv " + f + " " + h).rc, 1);  // W = {1,2,3,4}: 2*3 != 3*3+3
+  r = sh("lower --target c --check " + f);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  // misfits and corruption
+  w["W"] = tensor({4}, {1, 2, 3, 4});
+  const std::string bad = f + ".bad.bin";
+  frontend::write_params_sidecar(bad, w);
+  r = sh("run " + f + " --params " + bad);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("params: W: shape differs from the task's declaration"), std::string::npos) << r.out;
+  ir::write_file_atomic(bad, "STEPTPPBgarbage");
+  r = sh("lower --target c --check " + f + " --params " + bad);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find(bad), std::string::npos) << r.out;
+  EXPECT_EQ(sh("run " + f + " --params /nonexistent.bin").rc, 2);
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+// Rounding allowance of LEIR.md §11 step 4b (declared in interp/compare.hpp).
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "interp/compare.hpp"
+
+namespace steptp::interp {
+
+std::vector<double> rounding_allowance(const std::vector<double>& rounded, const std::vector<double>& exact) {
+  if (rounded.size() != exact.size())
+    throw std::invalid_argument("rounding_allowance: " + std::to_string(rounded.size()) + " rounded values but " +
+                                std::to_string(exact.size()) + " exact ones");
+  std::vector<double> err(rounded.size(), 0.0);
+  double peak = 0;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < err.size(); ++i) {
+    if (!std::isfinite(rounded[i]) || !std::isfinite(exact[i])) continue;
+    err[i] = std::fabs(rounded[i] - exact[i]);
+    peak = std::max(peak, err[i]);
+    ++n;
+  }
+  // RMS scaled by the peak, so that squares of errors near the top of the f64 range cannot overflow.
+  double sum_sq = 0;
+  if (peak > 0)
+    for (std::size_t i = 0; i < err.size(); ++i) sum_sq += (err[i] / peak) * (err[i] / peak);
+  const double rho = n && peak > 0 ? peak * std::sqrt(sum_sq / static_cast<double>(n)) : 0.0;
+  for (std::size_t i = 0; i < err.size(); ++i)
+    if (std::isfinite(rounded[i]) && std::isfinite(exact[i]))
+      err[i] = kRoundingAllowanceFactor * std::max(err[i], rho);
+  return err;
+}
+
+}  // namespace steptp::interp
