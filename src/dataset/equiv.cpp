@@ -29,8 +29,10 @@ interp::TensorMap run_one(const ir::Task& t, const interp::TensorMap& in, bool u
 
 }  // namespace
 
-Reference make_reference(const ir::Task& t, const std::string& tk, const EquivConfig& cfg) {
+Reference make_reference(const ir::Task& t, const std::string& tk, const EquivConfig& cfg,
+                         const interp::TensorMap* fixed) {
   Reference r;
+  if (fixed) interp::check_fixed_inputs(t, *fixed);
   r.interpreter = statement_instances(t) <= cfg.interp_max_ops;
   std::unique_ptr<interp::Interpreter> ip;
   if (r.interpreter) ip = std::make_unique<interp::Interpreter>(t);
@@ -40,6 +42,7 @@ Reference make_reference(const ir::Task& t, const std::string& tk, const EquivCo
     r.seeds.push_back(seed);
     r.dists.push_back(dist);
     r.inputs.push_back(interp::make_inputs(t, seed, dist));
+    if (fixed) interp::apply_fixed_inputs(r.inputs.back(), *fixed);
     r.outputs.push_back(run_one(t, r.inputs.back(), r.interpreter, ip.get()));
   }
   return r;

@@ -35,8 +35,12 @@ struct Reference {
 /// Statement instances of a program (no validation): ir::statement_executions, clamped to INT64_MAX.
 std::int64_t statement_instances(const ir::Task& t);
 
-/// Runs `t` on the draws of `task_key`. Throws (LeirError / std::runtime_error) when it cannot run.
-Reference make_reference(const ir::Task& t, const std::string& task_key, const EquivConfig& cfg);
+/// Runs `t` on the draws of `task_key`. `fixed`: values of known buffers that are not drawn (a model's weights,
+/// interp::check_fixed_inputs), the same in every draw; candidates checked against the reference run on its inputs,
+/// so they see them too. Throws (LeirError / std::runtime_error, std::invalid_argument for a misfit `fixed`) when
+/// it cannot run.
+Reference make_reference(const ir::Task& t, const std::string& task_key, const EquivConfig& cfg,
+                         const interp::TensorMap* fixed = nullptr);
 
 /// True when every output is below 1e-6 in magnitude or constant on every draw (S3 degenerate_task).
 bool is_degenerate(const Reference& ref);
