@@ -33,6 +33,8 @@ const OpTable& op_table() {
     register_pool_ops(x);
     register_reduce_ops(x);
     register_norm_ops(x);
+    register_split_scatter_ops(x);
+    register_resize_ops(x);
     return x;
   }();
   return t;
