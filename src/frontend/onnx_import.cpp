@@ -35,6 +35,8 @@ const OpTable& op_table() {
     register_norm_ops(x);
     register_split_scatter_ops(x);
     register_resize_ops(x);
+    register_rnn_ops(x);
+    register_loss_ops(x);
     return x;
   }();
   return t;
