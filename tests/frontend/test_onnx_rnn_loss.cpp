@@ -1,6 +1,7 @@
 // ONNX LSTM and GRU against a direct scalar transcription of the ONNX equations (bidirectional, initial states,
-// biases, GRU linear_before_reset 0 and 1, layout 1), NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss on
-// hand-computed values (each reduction, weights, ignore_index, log_prob), and each unsupported attribute's error.
+// biases, LSTM peepholes, GRU linear_before_reset 0 and 1, layout 1), NegativeLogLikelihoodLoss and
+// SoftmaxCrossEntropyLoss on hand-computed values (each reduction, weights, ignore_index, log_prob), and each
+// unsupported attribute's error.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,10 +32,10 @@ std::vector<float> vals(std::size_t n, int seed) {
   return v;
 }
 
-/// One direction of an ONNX LSTM (gates i,o,f,c) or GRU (gates z,r,h) for batch 1, input size 1, hidden H:
-/// returns H_t for every time t (index t*H+j); `c` holds the final cell state (LSTM).
+/// One direction of an ONNX LSTM (gates i,o,f,c; peepholes P = i,o,f) or GRU (gates z,r,h) for batch 1, input
+/// size 1, hidden H: returns H_t for every time t (index t*H+j); `c` holds the final cell state (LSTM).
 V rnn_ref(bool lstm, bool lbr, const V& x, const std::vector<float>& W, const std::vector<float>& R,
-          const std::vector<float>& B, V h, V& c, bool reverse, std::size_t H) {
+          const std::vector<float>& B, const std::vector<float>& P, V h, V& c, bool reverse, std::size_t H) {
   const std::size_t S = x.size(), G = lstm ? 4 : 3;
   V y(S * H);
   for (std::size_t step = 0; step < S; ++step) {
@@ -49,8 +50,9 @@ V rnn_ref(bool lstm, bool lbr, const V& x, const std::vector<float>& W, const st
     for (std::size_t j = 0; j < H; ++j) {
       auto pre = [&](std::size_t gate) { return xw(gate * H + j) + hr(gate * H + j, h) + B[G * H + gate * H + j]; };
       if (lstm) {
-        c[j] = sig(pre(2)) * c[j] + sig(pre(0)) * std::tanh(pre(3));
-        hn[j] = sig(pre(1)) * std::tanh(c[j]);
+        const double cp = c[j];
+        c[j] = sig(pre(2) + P[2 * H + j] * cp) * cp + sig(pre(0) + P[j] * cp) * std::tanh(pre(3));
+        hn[j] = sig(pre(1) + P[H + j] * c[j]) * std::tanh(c[j]);
       } else {
         const double z = sig(pre(0)), r = sig(pre(1));
         double cand;
@@ -78,6 +80,7 @@ void expect_near(const V& got, const V& want) {
 struct RnnCase {
   bool lstm = true, lbr = false, init = true;
   std::string direction = "bidirectional";
+  bool peep = false;
 };
 
 /// S=3, batch 1, input 1, hidden 2: Y [3,nd,1,2], Y_h [nd,1,2] (and Y_c) against rnn_ref.
@@ -89,14 +92,16 @@ void check_rnn(const RnnCase& cs) {
   auto m = make_model({{"x", {S, 1, 1}}}, outs);
   const auto W = vals(static_cast<std::size_t>(nd * G * H), 1), R = vals(static_cast<std::size_t>(nd * G * H * H), 2),
              B = vals(static_cast<std::size_t>(nd * 2 * G * H), 3), h0 = vals(static_cast<std::size_t>(nd * H), 4),
-             c0 = vals(static_cast<std::size_t>(nd * H), 5);
+             c0 = vals(static_cast<std::size_t>(nd * H), 5), P = vals(static_cast<std::size_t>(nd * 3 * H), 6);
   add_float_init(m, "W", {nd, G * H, 1}, W);
   add_float_init(m, "R", {nd, G * H, H}, R);
   add_float_init(m, "B", {nd, 2 * G * H}, B);
   add_float_init(m, "h0", {nd, 1, H}, h0);
   add_float_init(m, "c0", {nd, 1, H}, c0);
+  add_float_init(m, "P", {nd, 3 * H}, P);
   std::vector<std::string> in = {"x", "W", "R", "B", "", cs.init ? "h0" : ""};
   if (cs.lstm) in.push_back(cs.init ? "c0" : "");
+  if (cs.peep) in.push_back("P");
   std::vector<std::string> on = {"y", "yh"};
   if (cs.lstm) on.push_back("yc");
   auto* n = add_node(m, cs.lstm ? "LSTM" : "GRU", in, on);
@@ -114,7 +119,8 @@ void check_rnn(const RnnCase& cs) {
     if (cs.init)
       for (std::int64_t j = 0; j < H; ++j) h[j] = h0[d * H + j], c[j] = c0[d * H + j];
     const bool rev = cs.direction == "reverse" || d == 1;
-    V yd = rnn_ref(cs.lstm, cs.lbr, x, slice(W, G * H), slice(R, G * H * H), slice(B, 2 * G * H), h, c, rev, H);
+    const auto p = cs.peep ? slice(P, 3 * H) : std::vector<float>(static_cast<std::size_t>(3 * H), 0.0f);
+    V yd = rnn_ref(cs.lstm, cs.lbr, x, slice(W, G * H), slice(R, G * H * H), slice(B, 2 * G * H), p, h, c, rev, H);
     for (std::int64_t s = 0; s < S; ++s)
       for (std::int64_t j = 0; j < H; ++j) y[static_cast<std::size_t>((s * nd + d) * H + j)] = yd[s * H + j];
     const std::int64_t last = rev ? 0 : S - 1;
@@ -128,6 +134,7 @@ void check_rnn(const RnnCase& cs) {
 
 TEST(OnnxRnn, LstmBidirectionalWithStates) { check_rnn({true, false, true, "bidirectional"}); }
 TEST(OnnxRnn, LstmReverseZeroStates) { check_rnn({true, false, false, "reverse"}); }
+TEST(OnnxRnn, LstmPeepholes) { check_rnn({true, false, true, "bidirectional", true}); }
 TEST(OnnxRnn, GruLinearBeforeReset) {
   check_rnn({false, true, true, "bidirectional"});
   check_rnn({false, true, false, "forward"});
