@@ -183,6 +183,9 @@ TEST(OnnxRnn, UnsupportedAttributesNameOpAndNode) {
   auto d = base();
   set_string(add_node(d, "LSTM", {"x", "W", "R"}, {"y"}, "l"), "direction", "sideways");
   EXPECT_EQ(import_error(d), "test: LSTM node 'l': unsupported direction 'sideways'");
+  auto h = base();
+  set_int(add_node(h, "LSTM", {"x", "W", "R"}, {"y"}, "l"), "hidden_size", std::int64_t{1} << 62);
+  EXPECT_EQ(import_error(h), "test: LSTM node 'l': hidden_size 4611686018427387904 but R has 1 columns");
 }
 
 /// A loss node on x [2,3] (float) and target [2] (int64), with optional weight, attributes set by `f`.

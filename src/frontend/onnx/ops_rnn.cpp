@@ -70,7 +70,7 @@ Rnn rnn_spec(Context& ctx, const Node& n, bool lstm) {
   r.nd = dir == "bidirectional" ? 2 : 1;
   r.reverse_only = dir == "reverse";
   r.H = n.attr_i("hidden_size", r.R.shape()[2]);
-  if (r.H < 1) n.fail(fmt::format("hidden_size {} is not positive", r.H));
+  if (r.H != r.R.shape()[2]) n.fail(fmt::format("hidden_size {} but R has {} columns", r.H, r.R.shape()[2]));
   check_shape(n, "W", r.W.shape(), {r.nd, r.gh(), r.I});
   check_shape(n, "R", r.R.shape(), {r.nd, r.gh(), r.H});
   if (const Value* b = ctx.opt_in(n, 3)) { r.B = *b; check_shape(n, "B", b->shape(), {r.nd, 2 * r.gh()}); }
