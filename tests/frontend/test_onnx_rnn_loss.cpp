@@ -234,6 +234,14 @@ TEST(OnnxLoss, SoftmaxCrossEntropyWithLogProb) {
   expect_near(run_all(loss_model("SoftmaxCrossEntropyLoss", "mean", true, false, ig), {x, t})[0], {l0});
 }
 
+TEST(OnnxLoss, SpatialDimensions) {
+  // x [N=1, C=2, D=2]: class 0 = {-1, -2}, class 1 = {-3, -4}; targets {1, 0} -> {3, 2}
+  auto m = make_model({{"x", {1, 2, 2}}, {"t", {1, 2}}}, {{"y", {1, 2}}});
+  test::set_input_type(m, 1, onnx::TensorProto::INT64);
+  set_string(add_node(m, "NegativeLogLikelihoodLoss", {"x", "t"}, {"y"}), "reduction", "none");
+  EXPECT_EQ(run_all(m, {{-1, -2, -3, -4}, {1, 0}})[0], (V{3, 2}));
+}
+
 TEST(OnnxLoss, Errors) {
   auto none = [](onnx::NodeProto*) {};
   EXPECT_EQ(import_error(loss_model("SoftmaxCrossEntropyLoss", "max", false, false, none)),

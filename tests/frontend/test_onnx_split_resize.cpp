@@ -169,6 +169,16 @@ TEST(OnnxResize, UpsampleOpset7And9AndResize10) {
   }
 }
 
+TEST(OnnxResize, Opset18AxesListOnlyTheResizedAxes) {
+  auto m = make_model({{"x", {1, 1, 2}}}, {{"y", {1, 1, 4}}});
+  m.mutable_opset_import(0)->set_version(18);
+  add_float_init(m, "sc", {1}, {2});
+  auto* n = add_node(m, "Resize", {"x", "", "sc"}, {"y"});
+  set_string(n, "mode", "linear");
+  set_ints(n, "axes", {-1});
+  EXPECT_EQ(run_all(m, {{1, 2}})[0], (V{1, 1.25, 1.75, 2}));
+}
+
 TEST(OnnxResize, UnsupportedAttributesNameOpAndNode) {
   EXPECT_EQ(import_error(resize_1d(2, 4, "cubic", "half_pixel", false)),
             "test: Resize node 'rs': unsupported mode 'cubic' (supported: nearest, linear)");
