@@ -10,7 +10,8 @@ PACKAGES := build-essential cmake ninja-build pkg-config clang python3 \
   nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev \
   libginac-dev libcln-dev libgmp-dev libisl-dev libonnx-dev libprotobuf-dev protobuf-compiler libsqlite3-dev libomp-dev \
   libcurl4-openssl-dev libcpp-httplib-dev libxgboost-dev libopenblas-dev \
-  libopenmpi-dev openmpi-bin python3-yaml gnuplot-nox chromium
+  libopenmpi-dev openmpi-bin python3-yaml gnuplot-nox chromium \
+  python3-torch python3-torchvision python3-onnx
 
 .PHONY: all deps build build-asan run test unit asan fuzz bench clean
 
@@ -99,15 +100,13 @@ clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
 
 # Kernel-quality benchmark of `steptp search` (bench/search_bench.py): mcts/cost on the tasks of
-# bench/search_tasks.json at equal budgets, side by side with PyTorch eager (Debian python3-torch, run by
+# bench/search_tasks.json at equal budgets, side by side with PyTorch eager (Debian python3-torch, in PACKAGES; run by
 # /usr/bin/python3) and the OpenBLAS baseline, same thread count. Writes $(BENCH_OUT)/search_results.md (gitignored
 # out/); BENCH_ARGS passes options, e.g. BENCH_ARGS="--threads 2" or BENCH_ARGS="--algorithms" (all six algorithms x
 # {random, cost}: $(BENCH_OUT)/search_algorithms.md). Takes long with the default budgets: run it on an idle machine.
-BENCH_PACKAGES := python3-torch
 BENCH_OUT ?= out/bench-search
 BENCH_ARGS ?=
 
 .PHONY: bench-search
 bench-search: build
-	$(call install_missing,$(BENCH_PACKAGES))
 	/usr/bin/python3 bench/search_bench.py --out $(BENCH_OUT) $(BENCH_ARGS)

@@ -33,6 +33,10 @@ const OpTable& op_table() {
     register_pool_ops(x);
     register_reduce_ops(x);
     register_norm_ops(x);
+    register_split_scatter_ops(x);
+    register_resize_ops(x);
+    register_rnn_ops(x);
+    register_loss_ops(x);
     return x;
   }();
   return t;

@@ -14,9 +14,16 @@
 //    softmax = max nest, sum-exp nest, divide nest; padded conv = if_then_else copy + reduction; norms as
 //    mean/var nests). The first output dimension of extent in [2, 1024] is bound to `tx` (LEIR.md §10.3
 //    threadIdx.x limit); all other loops are `L`. The result is printed, re-parsed and validated.
+//  * Op-specific forms: Split is one copy nest per output (folded on constants, like ScatterND). Resize/Upsample
+//    (nearest, linear) need constant scales/sizes; their source indices and linear weights become `constant`
+//    tables read by one gather nest. LSTM/GRU are unrolled over the sequence: per direction one input-projection
+//    nest, then per time step a recurrent reduction nest and element-wise state nests. ScatterND on non-constant
+//    data needs constant indices. SoftmaxCrossEntropyLoss/NegativeLogLikelihoodLoss gather the target's
+//    log-probability per element and reduce into a scalar (sum, mean) or not (none).
 //  * Errors: std::runtime_error (one line) for unreadable/malformed models, dynamic shapes, unsupported element
 //    types, and unsupported ops: "unsupported ONNX op 'Foo' (node 'name')", or an unsupported attribute value
-//    naming the op and node. LeirError if the generated program fails validation (an importer bug).
+//    naming the op and node (e.g. Resize cubic, tf_crop_and_resize, antialias, exclude_outside; LSTM/GRU
+//    non-default activations, clip, sequence_lens shorter than the sequence). LeirError if the generated program fails validation (an importer bug).
 #pragma once
 #include <string>
 #include <vector>

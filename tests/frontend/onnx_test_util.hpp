@@ -2,8 +2,12 @@
 #pragma once
 #include <onnx/onnx_pb.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "frontend/onnx_import.hpp"
+#include "interp/interpreter.hpp"
 
 namespace steptp::test {
 
@@ -48,11 +52,14 @@ inline void add_float_init(onnx::ModelProto& m, const std::string& name, const s
   for (auto v : vals) t->add_float_data(v);
 }
 
-inline void add_int64_init(onnx::ModelProto& m, const std::string& name, const std::vector<std::int64_t>& vals) {
+/// An INT64 initializer of shape `dims` (default: 1-D of vals.size()).
+inline void add_int64_init(onnx::ModelProto& m, const std::string& name, const std::vector<std::int64_t>& vals,
+                           const std::vector<std::int64_t>& dims = {}) {
   auto* t = m.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::INT64);
-  t->add_dims(static_cast<std::int64_t>(vals.size()));
+  if (dims.empty()) t->add_dims(static_cast<std::int64_t>(vals.size()));
+  for (auto d : dims) t->add_dims(d);
   for (auto v : vals) t->add_int64_data(v);
 }
 
@@ -60,6 +67,61 @@ inline std::string bytes_of(const onnx::ModelProto& m) {
   std::string s;
   m.SerializeToString(&s);
   return s;
+}
+
+inline onnx::AttributeProto* add_attr(onnx::NodeProto* n, const std::string& name, onnx::AttributeProto::AttributeType t) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(t);
+  return a;
+}
+inline void set_int(onnx::NodeProto* n, const std::string& name, std::int64_t v) {
+  add_attr(n, name, onnx::AttributeProto::INT)->set_i(v);
+}
+inline void set_ints(onnx::NodeProto* n, const std::string& name, const std::vector<std::int64_t>& v) {
+  auto* a = add_attr(n, name, onnx::AttributeProto::INTS);
+  for (auto x : v) a->add_ints(x);
+}
+inline void set_floats(onnx::NodeProto* n, const std::string& name, const std::vector<float>& v) {
+  auto* a = add_attr(n, name, onnx::AttributeProto::FLOATS);
+  for (auto x : v) a->add_floats(x);
+}
+inline void set_string(onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  add_attr(n, name, onnx::AttributeProto::STRING)->set_s(v);
+}
+inline void set_strings(onnx::NodeProto* n, const std::string& name, const std::vector<std::string>& v) {
+  auto* a = add_attr(n, name, onnx::AttributeProto::STRINGS);
+  for (auto& x : v) a->add_strings(x);
+}
+
+/// The message of the std::runtime_error that importing `m` (label "test") throws, "" when it imports.
+inline std::string import_error(const onnx::ModelProto& m) {
+  try {
+    frontend::import_onnx_bytes(bytes_of(m), "test");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// Sets the element type of graph input `i` (make_model declares float inputs).
+inline void set_input_type(onnx::ModelProto& m, int i, int elem) {
+  m.mutable_graph()->mutable_input(i)->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
+}
+
+/// Imports `m`, runs it in the interpreter with `inputs` (graph input order) and returns every graph output's
+/// values, in graph output order.
+inline std::vector<std::vector<double>> run_all(const onnx::ModelProto& m, const std::vector<std::vector<double>>& inputs) {
+  auto imp = frontend::import_onnx_bytes(bytes_of(m), "test");
+  interp::TensorMap in = imp.params;
+  std::vector<std::vector<double>> res;
+  std::size_t i = 0;
+  for (const auto& k : imp.task.known)
+    if (k.role == ir::Role::Input) in[k.name] = {k.dtype, k.shape, inputs.at(i++)};
+  auto out = interp::Interpreter(imp.task).run(in);
+  for (const auto& k : imp.task.known)
+    if (k.role == ir::Role::Output) res.push_back(out.at(k.name).data);
+  return res;
 }
 
 }  // namespace steptp::test

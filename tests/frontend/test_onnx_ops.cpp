@@ -12,30 +12,12 @@ using namespace steptp;
 using steptp::test::add_node;
 using steptp::test::bytes_of;
 using steptp::test::make_model;
+using steptp::test::set_int;
+using steptp::test::set_ints;
 
 namespace {
 
-void set_ints(onnx::NodeProto* n, const std::string& name, const std::vector<std::int64_t>& v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (auto x : v) a->add_ints(x);
-}
-void set_int(onnx::NodeProto* n, const std::string& name, std::int64_t v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-
-std::vector<double> run1(const onnx::ModelProto& m, const std::vector<double>& x) {
-  auto imp = frontend::import_onnx_bytes(bytes_of(m), "test");
-  interp::TensorMap in = imp.params;
-  const auto& k = imp.task.known[0];
-  in[k.name] = {k.dtype, k.shape, x};
-  auto out = interp::Interpreter(imp.task).run(in);
-  return out.at(imp.task.known.back().name).data;
-}
+std::vector<double> run1(const onnx::ModelProto& m, const std::vector<double>& x) { return test::run_all(m, {x}).at(0); }
 
 TEST(OnnxOps, AveragePoolPadsExcludedAndIncluded) {
   for (int include : {0, 1}) {

@@ -148,6 +148,10 @@ void register_conv_ops(OpTable& t);
 void register_pool_ops(OpTable& t);
 void register_reduce_ops(OpTable& t);
 void register_norm_ops(OpTable& t);
+void register_split_scatter_ops(OpTable& t);
+void register_resize_ops(OpTable& t);
+void register_rnn_ops(OpTable& t);
+void register_loss_ops(OpTable& t);
 
 /// Constant folding (onnx/fold.cpp): if every present input of `n` is a constant and the op is foldable, sets
 /// its outputs as constants and returns true. Throws like the emitters on invalid attributes.

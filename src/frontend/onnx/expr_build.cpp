@@ -91,4 +91,7 @@ Expr offset(Expr e, std::int64_t c) {
   return add(std::move(e), ilit(c));
 }
 
+Expr tanh_of(const Expr& x) { return sub(flit(1.0), div(flit(2.0), add(eexp(mul(flit(2.0), x)), flit(1.0)))); }
+Expr sigmoid_of(const Expr& x) { return div(flit(1.0), add(flit(1.0), eexp(neg(x)))); }
+
 }  // namespace steptp::frontend::ex

@@ -42,6 +42,10 @@ inline Expr emin(Expr a, Expr b) { return call(ir::Func::Min, {std::move(a), std
 inline Expr eexp(Expr a) { return call(ir::Func::Exp, {std::move(a)}); }
 inline Expr elog(Expr a) { return call(ir::Func::Log, {std::move(a)}); }
 inline Expr esqrt(Expr a) { return call(ir::Func::Sqrt, {std::move(a)}); }
+/// tanh(x) = 1 - 2/(exp(2x)+1) (saturates to +-1 without inf/inf) and sigmoid(x) = 1/(1+exp(-x)): LEIR has no
+/// such functions (LEIR.md §4).
+Expr tanh_of(const Expr& x);
+Expr sigmoid_of(const Expr& x);
 
 /// Index arithmetic that stays affine and tidy: e*c (c==1: e, c==0: 0), e+c (c<0: e-|c|, c==0: e).
 Expr scale(Expr e, std::int64_t c);

@@ -92,14 +92,51 @@ const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Pow", "Min",
                                        "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Mod"};
 const std::set<std::string> kUnary = {"Neg", "Abs", "Sqrt", "Reciprocal", "Exp", "Log", "Floor", "Ceil", "Not", "Relu"};
 const std::set<std::string> kOther = {"Identity", "Cast", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
-                                      "Slice", "Concat", "Gather", "Expand", "Where", "Range", "ReduceProd"};
+                                      "Slice", "Concat", "Gather", "Expand", "Where", "Range", "ReduceProd",
+                                      "Split", "ScatterND"};
+
+/// Split of constant `x` into the node's outputs (one constant each).
+void fold_split(Context& ctx, const Node& n, const Tensor& x, bool from_init) {
+  const auto axis = static_cast<std::size_t>(norm_axis(n, n.attr_i("axis", 0), static_cast<std::int64_t>(x.shape.size())));
+  const Shape sizes = split_sizes(ctx, n, x.shape[axis]);
+  std::int64_t off = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    Shape os = x.shape;
+    os[axis] = sizes[i];
+    ctx.set_const(n.out_name(i), gather_map(x, os, [&](const Shape& o) {
+      Shape ii = o;
+      ii[axis] += off;
+      return flat_of(x.shape, ii);
+    }), from_init);
+    off += sizes[i];
+  }
+}
+
+/// ScatterND of constants, reduction none/add/mul/max/min applied row by row in index order.
+Tensor fold_scatter_nd(const Node& n, const Tensor& data, const Tensor& indices, const Tensor& updates) {
+  const Shape targets = scatter_nd_targets(n, data.shape, indices, updates.shape);
+  const std::string red = n.attr_s("reduction", "none");
+  if (red != "none" && red != "add" && red != "mul" && red != "max" && red != "min")
+    n.fail(fmt::format("unsupported reduction '{}'", red));
+  const auto k = static_cast<std::size_t>(indices.shape.back());
+  std::size_t inner = 1;
+  for (std::size_t j = k; j < data.shape.size(); ++j) inner *= static_cast<std::size_t>(data.shape[j]);
+  Tensor out = data;
+  for (std::size_t r = 0; r < targets.size(); ++r)
+    for (std::size_t e = 0; e < inner; ++e) {
+      double& d = out.data[static_cast<std::size_t>(targets[r]) * inner + e];
+      const double u = updates.data[r * inner + e];
+      d = red == "none" ? u : red == "add" ? d + u : red == "mul" ? d * u : red == "max" ? std::fmax(d, u) : std::fmin(d, u);
+    }
+  return out;
+}
 
 }  // namespace
 
 bool try_fold(Context& ctx, const Node& n) {
   const std::string& op = n.op();
   if (!kBinary.count(op) && !kUnary.count(op) && !kOther.count(op)) return false;
-  if (n.n_out() != 1) return false;
+  if (n.n_out() != 1 && op != "Split") return false;
   std::vector<Value> xs;
   bool from_init = false;
   for (std::size_t i = 0; i < n.n_in(); ++i) {
@@ -113,7 +150,14 @@ bool try_fold(Context& ctx, const Node& n) {
   const Tensor& x = xs[0].t;
   Tensor out;
   try {
-    if (kBinary.count(op) && xs.size() == 2) {
+    if (op == "Split") {
+      fold_split(ctx, n, x, from_init);
+      return true;
+    }
+    if (op == "ScatterND") {
+      if (xs.size() < 3 || !n.has_in(1) || !n.has_in(2)) n.fail("needs data, indices and updates");
+      out = fold_scatter_nd(n, x, xs.at(1).t, xs.at(2).t);
+    } else if (kBinary.count(op) && xs.size() == 2) {
       Shape os = broadcast_shapes(n, x.shape, xs[1].t.shape);
       checked_numel(os);
       static const std::set<std::string> kCmp = {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or"};

@@ -18,11 +18,6 @@ using namespace ex;
 
 using UnaryFn = std::function<Expr(const Node&, const Expr& x, ir::DType dt)>;
 
-Expr tanh_of(const Expr& x) {
-  // tanh(x) = 1 - 2/(exp(2x)+1): saturates to +-1 without inf/inf for large |x|.
-  return sub(flit(1.0), div(flit(2.0), add(eexp(mul(flit(2.0), x)), flit(1.0))));
-}
-Expr sigmoid_of(const Expr& x) { return div(flit(1.0), add(flit(1.0), eexp(neg(x)))); }
 Expr softplus_of(const Expr& x) {
   // log(1+exp(x)) = max(x,0) + log(1+exp(-|x|)): no overflow for large x.
   return add(emax(x, flit(0.0)), elog(add(flit(1.0), eexp(neg(call(ir::Func::Abs, {x}))))));

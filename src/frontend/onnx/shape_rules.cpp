@@ -126,4 +126,59 @@ Shape axes_from(const Context& ctx, const Node& n, std::size_t input_index) {
   return {};
 }
 
+Shape split_sizes(const Context& ctx, const Node& n, std::int64_t dim) {
+  const auto outs = static_cast<std::int64_t>(n.n_out());
+  if (outs < 1) n.fail("no outputs");
+  Shape sizes;
+  if (n.has_in(1)) sizes = ctx.const_ints(n, 1);
+  else if (n.has_attr("split")) sizes = n.attr_ints("split");
+  if (!sizes.empty()) {
+    if (static_cast<std::int64_t>(sizes.size()) != outs)
+      n.fail(fmt::format("split has {} entries for {} outputs", sizes.size(), outs));
+    std::int64_t sum = 0;
+    for (auto s : sizes) {
+      if (s < 0 || s > dim) n.fail(fmt::format("split size {} out of range for extent {}", s, dim));
+      sum += s;
+    }
+    if (sum != dim) n.fail(fmt::format("split sizes sum to {}, not the extent {}", sum, dim));
+    return sizes;
+  }
+  if (n.has_attr("num_outputs")) {
+    const std::int64_t k = n.attr_i("num_outputs", 0);
+    if (k != outs) n.fail(fmt::format("num_outputs {} but the node has {} outputs", k, outs));
+    const std::int64_t chunk = (dim + k - 1) / k;
+    if (chunk * (k - 1) >= dim) n.fail(fmt::format("extent {} cannot be split into {} non-empty parts", dim, k));
+    Shape out(static_cast<std::size_t>(k), chunk);
+    out.back() = dim - chunk * (k - 1);
+    return out;
+  }
+  if (dim % outs != 0) n.fail(fmt::format("extent {} is not divisible into {} equal parts", dim, outs));
+  return Shape(static_cast<std::size_t>(outs), dim / outs);
+}
+
+Shape scatter_nd_targets(const Node& n, const Shape& data_shape, const interp::Tensor& indices,
+                         const Shape& updates_shape) {
+  if (indices.shape.empty()) n.fail("indices must have rank 1 or more");
+  const auto k = static_cast<std::size_t>(indices.shape.back());
+  if (k < 1 || k > data_shape.size()) n.fail(fmt::format("index depth {} for data of rank {}", k, data_shape.size()));
+  Shape want(indices.shape.begin(), indices.shape.end() - 1);
+  want.insert(want.end(), data_shape.begin() + static_cast<std::ptrdiff_t>(k), data_shape.end());
+  if (updates_shape != want)
+    n.fail(fmt::format("updates have shape [{}], expected [{}]", fmt::join(updates_shape, ","), fmt::join(want, ",")));
+  Shape targets;
+  for (std::size_t r = 0; r * k < indices.data.size(); ++r) {
+    std::int64_t flat = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      const double dv = indices.data[r * k + j];
+      const std::int64_t d = data_shape[j];
+      if (!(dv >= static_cast<double>(-d) && dv < static_cast<double>(d)))
+        n.fail(fmt::format("index {} out of range for extent {}", dv, d));
+      const auto v = static_cast<std::int64_t>(dv);
+      flat = flat * d + (v < 0 ? v + d : v);
+    }
+    targets.push_back(flat);
+  }
+  return targets;
+}
+
 }  // namespace steptp::frontend::onnx_detail
