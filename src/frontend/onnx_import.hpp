@@ -26,11 +26,23 @@
 
 namespace steptp::frontend {
 
+/// Provenance of top-level nests: ONNX node `name` (op type `op`) emitted task.program.nests[begin, end).
+/// Nodes folded at import time or turned into aliases emit no nest and get no entry. The copies of graph outputs
+/// that no node writes (emitted at the end) get one entry each, named "graph output '<onnx name>'" with op
+/// "Identity" (a graph output that is also a graph input or another output).
+struct NodeNests {
+  std::string name;
+  std::string op;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
 struct OnnxImport {
   ir::Task task;
   interp::TensorMap params;          // values of every constant and param known buffer, by buffer name
   std::vector<std::string> inputs;   // ONNX names of the graph inputs, in known order of the `input` buffers
   std::vector<std::string> outputs;  // ONNX names of the graph outputs, in known order of the `output` buffers
+  std::vector<NodeNests> provenance; // in node order; the ranges are disjoint, ascending and cover every nest
 };
 
 /// Imports an ONNX model file. `workload`/`suite` label the task (defaults: the model's directory name, e.g.
