@@ -14,6 +14,9 @@
 //    softmax = max nest, sum-exp nest, divide nest; padded conv = if_then_else copy + reduction; norms as
 //    mean/var nests). The first output dimension of extent in [2, 1024] is bound to `tx` (LEIR.md §10.3
 //    threadIdx.x limit); all other loops are `L`. The result is printed, re-parsed and validated.
+//  * Provenance: OnnxImport::provenance lists, per ONNX node that emitted nests, its name, op type and the range of
+//    top-level nests it emitted (in node order, covering the program). Task extraction (partition.hpp,
+//    `import-onnx --partition`) groups nodes by it into fused subgraph tasks; the whole-model task stays the default.
 //  * Errors: std::runtime_error (one line) for unreadable/malformed models, dynamic shapes, unsupported element
 //    types, and unsupported ops: "unsupported ONNX op 'Foo' (node 'name')", or an unsupported attribute value
 //    naming the op and node. LeirError if the generated program fails validation (an importer bug).

@@ -214,9 +214,10 @@ TEST(Partition, AnchorlessModelIsOneElementwiseTask) {
   EXPECT_EQ(run_extracted(p.tasks[0], {{-1, 2, -3}})[0].data, (std::vector<double>{-1, 4, -3}));
 }
 
-TEST(Partition, ResidualAddJoinsTheLatestConvAndSharedValuesBecomeOutputs) {
-  // a = relu(conv1(x)); y = relu(conv2(a) + a): the add joins conv2's group; a is read by both groups, so it is
-  // an output of the first task and an input of the second.
+TEST(Partition, ResidualAddJoinsItsConvAndSharedValuesBecomeOutputs) {
+  // a = relu(conv1(x)); y = relu(conv2(a) + a): the add joins conv2's group (conv1's group has equal work, and
+  // conv2 is the latest producer); a is read by both groups, so it is an output of the first task and an input of
+  // the second.
   auto m = make_model({{"x", {1, 4, 2, 2}}}, {{"y", {1, 4, 2, 2}}});
   add_float_init(m, "w1", {4, 4, 1, 1}, diff_weight(1.0f));
   add_float_init(m, "w2", {4, 4, 1, 1}, diff_weight(0.5f));
@@ -229,6 +230,25 @@ TEST(Partition, ResidualAddJoinsTheLatestConvAndSharedValuesBecomeOutputs) {
   ASSERT_EQ(p.tasks.size(), 2u);
   EXPECT_EQ(p.tasks[1].occurrences[0], (std::vector<std::string>{"conv2", "add", "relu2"}));
   EXPECT_EQ(p.tasks[1].family, "conv");
+  EXPECT_EQ(roles(p.tasks[1].task), (std::vector<ir::Role>{ir::Role::Input, ir::Role::Param, ir::Role::Output}));
+}
+
+TEST(Partition, InjectiveNodeJoinsTheProducerGroupDoingTheMostWork) {
+  // y = conv_big(z) + conv_small(x), conv_small emitted last: the add joins conv_big (8 input channels: twice the
+  // multiply-adds), and conv_small stays a task of its own (a residual block's 3x3 conv and 1x1 downsample).
+  auto m = make_model({{"x", {1, 4, 2, 2}}, {"z", {1, 8, 2, 2}}}, {{"y", {1, 4, 2, 2}}});
+  add_float_init(m, "wb", {4, 8, 1, 1}, std::vector<float>(32, 0.25f));
+  add_float_init(m, "ws", {4, 4, 1, 1}, diff_weight(1.0f));
+  add_node(m, "Conv", {"z", "wb"}, {"cb"}, "conv_big");
+  add_node(m, "Conv", {"x", "ws"}, {"cs"}, "conv_small");
+  add_node(m, "Add", {"cb", "cs"}, {"y"}, "add");
+  frontend::Partition p = partition(m);
+  ASSERT_EQ(p.tasks.size(), 2u);
+  EXPECT_EQ(p.tasks[0].occurrences[0], (std::vector<std::string>{"conv_big", "add"}));
+  EXPECT_EQ(p.tasks[1].occurrences[0], (std::vector<std::string>{"conv_small"}));
+  // the small conv's result is read by the big conv's task: input there, output of its own task
+  EXPECT_EQ(roles(p.tasks[0].task), (std::vector<ir::Role>{ir::Role::Input, ir::Role::Input, ir::Role::Param,
+                                                           ir::Role::Output}));
   EXPECT_EQ(roles(p.tasks[1].task), (std::vector<ir::Role>{ir::Role::Input, ir::Role::Param, ir::Role::Output}));
 }
 
