@@ -79,44 +79,43 @@ void collect_refs(const ir::Expr& e, std::set<std::string>& out) {
   });
 }
 
-bool has_reduction(const ir::Program& p, const NodeNests& nn) {
-  bool red = false;
-  ir::for_each_stmt(p, [&](const ir::Stmt& s, const std::vector<const ir::Loop*>&, std::size_t top) {
-    if (top >= nn.begin && top < nn.end && !s.reduction_vars.empty()) red = true;
-  });
-  return red;
-}
-
-std::vector<NodeInfo> node_infos(const OnnxImport& imp, const std::string& model) {
-  const ir::Program& p = imp.task.program;
+/// Node dataflow of the validated whole-model program `p` (one pass over its statements; Stmt::reduction_vars
+/// marks reducing statements).
+std::vector<NodeInfo> node_infos(const OnnxImport& imp, const ir::Program& p, const std::string& model) {
   std::vector<NodeInfo> nodes;
+  std::vector<std::size_t> node_of_nest(p.nests.size());
   std::size_t covered = 0;
   for (const auto& nn : imp.provenance) {
     if (nn.begin != covered || nn.end <= nn.begin || nn.end > p.nests.size())
       throw std::runtime_error(fmt::format("{}: the import's provenance does not cover nests [{}, {}) in order", model,
                                            nn.begin, nn.end));
+    for (std::size_t n = nn.begin; n < nn.end; ++n) node_of_nest[n] = nodes.size();
     covered = nn.end;
     NodeInfo ni;
     ni.nn = &nn;
-    std::set<std::string> all;
-    ir::for_each_stmt(p, [&](const ir::Stmt& s, const std::vector<const ir::Loop*>& loops, std::size_t top) {
-      if (top < nn.begin || top >= nn.end) return;
-      double w = 1;
-      for (const auto* l : loops) w *= double(l->extent);
-      ni.work += w;
-      ni.writes.insert(s.lhs.text);
-      for (const auto& a : s.lhs.args) collect_refs(a, all);
-      collect_refs(s.rhs, all);
-    });
-    for (const auto& b : all)
-      if (!ni.writes.count(b)) ni.reads.insert(b);
-    ni.reads_all = std::move(all);
     ni.family = anchor_family(nn.op);
     nodes.push_back(std::move(ni));
   }
   if (covered != p.nests.size())
     throw std::runtime_error(fmt::format("{}: the import's provenance covers {} of {} nests", model, covered,
                                          p.nests.size()));
+  std::vector<bool> reduces(nodes.size(), false);
+  ir::for_each_stmt(p, [&](const ir::Stmt& s, const std::vector<const ir::Loop*>& loops, std::size_t top) {
+    const std::size_t i = node_of_nest[top];
+    NodeInfo& ni = nodes[i];
+    double w = 1;
+    for (const auto* l : loops) w *= double(l->extent);
+    ni.work += w;
+    ni.writes.insert(s.lhs.text);
+    for (const auto& a : s.lhs.args) collect_refs(a, ni.reads_all);
+    collect_refs(s.rhs, ni.reads_all);
+    if (!s.reduction_vars.empty()) reduces[i] = true;
+  });
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& b : nodes[i].reads_all)
+      if (!nodes[i].writes.count(b)) nodes[i].reads.insert(b);
+    if (nodes[i].family.empty() && reduces[i]) nodes[i].family = "reduction";
+  }
   return nodes;
 }
 
@@ -411,10 +410,7 @@ Partition partition_import(const OnnxImport& imp, const std::string& model) {
   res.model = model;
   ir::Task whole_task = imp.task;
   ir::Analysis whole = ir::validate_or_throw(whole_task);
-  std::vector<NodeInfo> nodes = node_infos(imp, model);
-  // Reduction annotations come from the validated copy (import_onnx validated imp.task too; be independent of it).
-  for (auto& n : nodes)
-    if (n.family.empty() && has_reduction(whole_task.program, *n.nn)) n.family = "reduction";
+  std::vector<NodeInfo> nodes = node_infos(imp, whole_task.program, model);
   std::set<std::string> graph_outputs;
   for (const auto& k : imp.task.known)
     if (k.role == ir::Role::Output) graph_outputs.insert(k.name);
