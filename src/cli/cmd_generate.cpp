@@ -27,7 +27,7 @@ struct GenerateArgs {
   std::optional<std::uint64_t> seed, filter_seed;
   std::optional<double> min_repeat_ms, noise_limit;
   std::optional<std::int64_t> target_root_ops;
-  bool cold_cache = false;
+  bool cold_cache = false, onnx_whole = false;
   std::vector<std::string> workloads, onnx, tasks, strategies;
   bool no_measure = false, full_shapes = false, no_progress = false, fail_on_shortcut = false;
   bool mpi = false, no_merge = false;
@@ -102,6 +102,7 @@ int run(GenerateArgs& a) {
   }
   if (!a.workloads.empty()) gen.workloads = a.workloads;
   if (!a.onnx.empty()) gen.onnx_dirs = a.onnx;
+  if (a.onnx_whole) gen.onnx_whole = true;
   if (!a.tasks.empty()) gen.task_files = a.tasks;
   if ((!a.onnx.empty() || !a.tasks.empty()) && a.workloads.empty()) gen.builtin = false;
   if (!a.strategies.empty()) gen.strategies = a.strategies;
@@ -179,7 +180,10 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
                 "(default: 1 with --mpi, else 0); lock files in $STEPTP_LOCK_DIR or /tmp/steptp-measure-UID")
       ->check(non_negative());
   c->add_option("--workloads", a->workloads, "built-in workload names or globs");
-  c->add_option("--onnx", a->onnx, "directories of ONNX models to import as workloads");
+  c->add_option("--onnx", a->onnx,
+                "directories of ONNX models to import; each model is split into its distinct fused subgraph tasks "
+                "(one workload <model>__<k> each, as `import-onnx --partition`)");
+  c->add_flag("--onnx-whole", a->onnx_whole, "with --onnx: one workload per whole model instead");
   c->add_option("--tasks", a->tasks, "task JSONL files (each line one workload)");
   c->add_option("--strategies", a->strategies, "restrict to these strategies");
   c->add_option("--seed", a->seed, "master seed");

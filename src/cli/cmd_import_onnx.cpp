@@ -1,5 +1,7 @@
-// `steptp import-onnx MODEL.onnx|DIR [-o TASK.json]` and `steptp import-onnx DIR --check`
-// (src/frontend/onnx_import.hpp, onnx_check.hpp). Exit codes: 0 ok / match, 1 mismatch, 2 bad input.
+// `steptp import-onnx MODEL.onnx|DIR [-o TASK.json]`, `steptp import-onnx DIR --check` and
+// `steptp import-onnx MODEL.onnx|DIR --partition -o OUTDIR` (src/frontend/onnx_import.hpp, onnx_check.hpp,
+// partition.hpp). Exit codes: 0 ok / match, 1 mismatch, 2 bad input.
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 
@@ -7,8 +9,10 @@
 
 #include "cli/command.hpp"
 #include "frontend/onnx_check.hpp"
+#include "core/json_text.hpp"
 #include "frontend/onnx_import.hpp"
 #include "frontend/params_sidecar.hpp"
+#include "frontend/partition.hpp"
 #include "ir/diag.hpp"
 #include "ir/task.hpp"
 
@@ -20,7 +24,44 @@ struct ImportOpts {
   std::string out;
   bool check = false;
   bool typed = false;
+  bool partition = false;
 };
+
+/// --partition: OUTDIR/<model>__<k>.json + .params.bin per distinct task, OUTDIR/tasks.json (the index), one
+/// summary line per task on stdout and the totals (with the import + partition time) on stderr.
+int run_partition(const ImportOpts& o, const std::string& model_path) {
+  namespace fs = std::filesystem;
+  if (o.out.empty()) return fail("import-onnx --partition needs -o OUTDIR (the directory for the task files)");
+  const auto t0 = std::chrono::steady_clock::now();
+  frontend::OnnxImport imp = frontend::import_onnx(model_path);
+  frontend::Partition part = frontend::partition_import(imp, imp.task.workload);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (ec) return fail(fmt::format("cannot create {}: {}", o.out, ec.message()));
+  core::ojson index = core::ojson::array();
+  for (const auto& t : part.tasks) {
+    const std::string file = t.task.workload + ".json";
+    const std::string path = (fs::path(o.out) / file).string();
+    frontend::write_params_sidecar(frontend::params_sidecar_path(path), t.params);  // sidecar first, as above
+    ir::write_file_atomic(path, ir::task_to_json(t.task) + "\n");
+    std::string first_nodes = fmt::format("{}", fmt::join(t.occurrences.front(), " "));
+    std::cout << fmt::format("{}  {}  weight {}  {} statements  {}\n", t.task.workload, t.family, t.weight,
+                             t.statements, first_nodes);
+    index.push_back({{"name", t.task.workload}, {"file", file}, {"family", t.family}, {"anchor", t.anchor},
+                     {"weight", t.weight}, {"statements", t.statements},
+                     {"provenance", {{"model", part.model}, {"nodes", t.occurrences}}}});
+  }
+  core::ojson doc = {{"model", part.model},
+                     {"source", model_path},
+                     {"nests", imp.task.program.nests.size()},
+                     {"groups", part.groups},
+                     {"tasks", index}};
+  ir::write_file_atomic((fs::path(o.out) / "tasks.json").string(), core::dump_pretty(doc) + "\n");
+  std::cerr << fmt::format("{}: {} nests -> {} fused groups -> {} distinct tasks in {} (import + partition {:.2f} s)\n",
+                           part.model, imp.task.program.nests.size(), part.groups, part.tasks.size(), o.out, secs);
+  return 0;
+}
 
 int run_import(const ImportOpts& o) {
   namespace fs = std::filesystem;
@@ -39,6 +80,7 @@ int run_import(const ImportOpts& o) {
       return r.match ? 0 : 1;
     }
     std::string model = fs::is_directory(o.model) ? (fs::path(o.model) / "model.onnx").string() : o.model;
+    if (o.partition) return run_partition(o, model);
     frontend::OnnxImport imp = frontend::import_onnx(model);
     std::string json = ir::task_to_json(imp.task) + "\n";
     if (o.out.empty()) {
@@ -63,10 +105,17 @@ CommandRegistrar reg("40-import-onnx", [](CLI::App& app) -> RunFn {
   auto o = std::make_shared<ImportOpts>();
   auto* sub = app.add_subcommand("import-onnx", "Import an ONNX model as a LEIR task (+ TASK.params.bin weights)");
   sub->add_option("model", o->model, "MODEL.onnx, or a directory holding model.onnx")->required();
-  sub->add_option("-o,--output", o->out, "Write TASK.json and TASK.params.bin (atomically); default: JSON to stdout");
-  sub->add_flag("--check", o->check,
-                "Run the imported task on DIR/test_data_set_0 inputs and compare with output_*.pb (exit 1 on mismatch)");
+  sub->add_option("-o,--output", o->out,
+                  "Write TASK.json and TASK.params.bin (atomically); default: JSON to stdout. With --partition: the "
+                  "output directory (required)");
+  auto* check = sub->add_flag(
+      "--check", o->check,
+      "Run the imported task on DIR/test_data_set_0 inputs and compare with output_*.pb (exit 1 on mismatch)");
   sub->add_flag("--typed", o->typed, "With --check: interpret in each statement's static type (LEIR.md §8.2)");
+  auto* part = sub->add_flag("--partition", o->partition,
+                             "Split the model into fused subgraph tasks (anchor op + fused elementwise ops), "
+                             "deduplicated with a weight: OUTDIR/<model>__<k>.json (+ .params.bin), OUTDIR/tasks.json");
+  part->excludes(check);
   return [o] { return run_import(*o); };
 });
 

@@ -18,6 +18,7 @@ struct GenConfig {
   std::vector<std::string> workloads;      // names or globs ('*', '?') of built-in workloads; empty = default set
   bool builtin = true;                     // use the built-in catalogue (false when only --onnx/--tasks are given)
   std::vector<std::string> onnx_dirs;      // directories scanned (recursively) for model.onnx files
+  bool onnx_whole = false;                 // one unit per whole model instead of one per extracted task
   std::vector<std::string> task_files;     // task JSONL files: each line is a workload with one instance
   int per_family = 0;                      // default set: at most this many workloads per family (0 = all)
   // S2

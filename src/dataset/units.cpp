@@ -20,6 +20,7 @@
 #endif
 #if __has_include("frontend/onnx_import.hpp")
 #include "frontend/onnx_import.hpp"
+#include "frontend/partition.hpp"
 #define STEPTP_HAVE_ONNX 1
 #endif
 
@@ -131,6 +132,42 @@ void add_task_file_units(const GenConfig& cfg, const std::string& path, std::vec
   }
 }
 
+#ifdef STEPTP_HAVE_ONNX
+/// One unit per distinct task of the partitioned model (named "<model>__<k>", family from its anchor).
+void add_partitioned_units(const GenConfig& cfg, const Unit& model_unit, std::vector<Unit>& units,
+                           std::vector<Reject>& rejects) {
+  frontend::Partition part;
+  try {
+    frontend::OnnxImport imp = frontend::import_onnx(model_unit.wl.path);
+    part = frontend::partition_import(imp, model_unit.wl.name);
+  } catch (const std::exception& e) {
+    rejects.push_back({model_unit.name(), "", "S3", "task_invalid", e.what()});
+    return;
+  }
+  for (auto& pt : part.tasks) {
+    Unit u = model_unit;
+    u.wl.name = pt.task.workload;
+    u.wl.family = pt.family;
+    u.wl.kind = SourceKind::OnnxTask;
+    u.wl.weight = pt.weight;
+    pt.task.suite = u.wl.suite;
+    for (const auto& k : pt.task.known)
+      if (k.role == ir::Role::Output) {
+        u.dtype = std::string(ir::dtype_name(k.dtype));
+        break;
+      }
+    u.instance_seed = derive(cfg.master_seed, "instance", {u.wl.name, "0", "0"});
+    if (!within_budget(pt.task, cfg)) {
+      rejects.push_back({u.name(), "", "S2", "instance_over_budget", ""});
+      continue;
+    }
+    u.wl.task = std::make_shared<const ir::Task>(std::move(pt.task));
+    u.wl.params = std::make_shared<const interp::TensorMap>(std::move(pt.params));
+    units.push_back(std::move(u));
+  }
+}
+#endif
+
 void add_onnx_units(const GenConfig& cfg, const std::string& dir, std::vector<Unit>& units,
                     [[maybe_unused]] std::vector<Reject>& rejects) {
   std::vector<fs::path> models;
@@ -157,6 +194,11 @@ void add_onnx_units(const GenConfig& cfg, const std::string& dir, std::vector<Un
 #ifndef STEPTP_HAVE_ONNX
     rejects.push_back({u.name(), "", "S1", "unknown_workload", "built without the ONNX importer"});
     continue;
+#else
+    if (!cfg.onnx_whole) {
+      add_partitioned_units(cfg, u, units, rejects);
+      continue;
+    }
 #endif
     units.push_back(std::move(u));
   }
@@ -214,6 +256,12 @@ ir::Task emit_root_task(const Unit& u) {
 #else
       throw std::runtime_error("built without the ONNX importer");
 #endif
+    }
+    case SourceKind::OnnxTask: {
+      if (!u.wl.task) throw std::runtime_error("unit " + u.name() + " has no extracted task");
+      ir::Task t = *u.wl.task;
+      t.suite = u.wl.suite;
+      return t;
     }
     case SourceKind::Builtin:
 #ifdef STEPTP_HAVE_WORKLOADS

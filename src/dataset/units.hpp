@@ -2,16 +2,20 @@
 // A unit is (workload, instance index), written "Workload#i"; it is the unit of work, resumption and sharding.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "dataset/config.hpp"
 #include "core/json_text.hpp"
+#include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::dataset {
 
-enum class SourceKind { Builtin, Onnx, TaskFile };
+/// Onnx: a whole imported model (--onnx-whole); OnnxTask: one distinct task of a partitioned model
+/// (frontend/partition.hpp, the default of --onnx).
+enum class SourceKind { Builtin, Onnx, OnnxTask, TaskFile };
 
 /// One selected workload (S1).
 struct WorkloadEntry {
@@ -19,6 +23,11 @@ struct WorkloadEntry {
   SourceKind kind = SourceKind::Builtin;
   std::string path;         // ONNX model or task file (relative as given); empty for built-ins
   std::size_t line = 0;     // task file line (1-based)
+  int weight = 1;           // OnnxTask: occurrences of the task in its model
+  // OnnxTask: the extracted task and the values of its param/constant buffers (the model's weights), shared by
+  // the copies of the unit. Not yet used by the S5 equivalence check (which draws every input).
+  std::shared_ptr<const ir::Task> task;
+  std::shared_ptr<const interp::TensorMap> params;
 };
 
 /// One unit: a workload plus a concrete shape instance.

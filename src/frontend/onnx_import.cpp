@@ -107,10 +107,20 @@ OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& label,
       if (np.op_type() != "Constant" && try_fold(ctx, n)) continue;
       if (it == table.end())
         throw std::runtime_error(fmt::format("unsupported ONNX op '{}' (node '{}')", np.op_type(), np.name()));
+      const std::size_t before = ctx.program().nests.size();
       it->second(ctx, n);
+      if (ctx.program().nests.size() > before)
+        res.provenance.push_back({np.name(), np.op_type(), before, ctx.program().nests.size()});
     }
-    std::vector<std::string> outs(res.outputs.begin(), res.outputs.end());
-    ctx.finish(outs);
+    std::set<std::string> finished;
+    for (const auto& name : res.outputs) {  // one call per output: each copy nest gets its own provenance entry
+      if (!finished.insert(name).second) continue;
+      const std::size_t before = ctx.program().nests.size();
+      ctx.finish({name});
+      if (ctx.program().nests.size() > before)
+        res.provenance.push_back({fmt::format("graph output '{}'", name), "Identity", before,
+                                  ctx.program().nests.size()});
+    }
     // Check the declared output shapes against the computed ones.
     auto known = ctx.known();
     std::size_t oi = 0;
@@ -132,6 +142,8 @@ OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& label,
   res.task.known = ctx.known();
   // Print and re-parse so offsets refer to the canonical text, then validate.
   res.task.program = ir::parse_program(ir::print_program(ctx.program()));
+  if (res.task.program.nests.size() != ctx.program().nests.size())  // provenance indexes top-level nests
+    throw std::logic_error(fmt::format("{}: re-parsing changed the number of top-level nests", label));
   ir::validate_or_throw(res.task);
   // Keep only the values of buffers the task lists (constants materialised then unused cannot occur, but be exact).
   for (const auto& k : res.task.known)

@@ -20,6 +20,9 @@
 //    nest, then per time step a recurrent reduction nest and element-wise state nests. ScatterND on non-constant
 //    data needs constant indices. SoftmaxCrossEntropyLoss/NegativeLogLikelihoodLoss gather the target's
 //    log-probability per element and reduce into a scalar (sum, mean) or not (none).
+//  * Provenance: OnnxImport::provenance lists, per ONNX node that emitted nests, its name, op type and the range of
+//    top-level nests it emitted (in node order, covering the program). Task extraction (partition.hpp,
+//    `import-onnx --partition`) groups nodes by it into fused subgraph tasks; the whole-model task stays the default.
 //  * Errors: std::runtime_error (one line) for unreadable/malformed models, dynamic shapes, unsupported element
 //    types, and unsupported ops: "unsupported ONNX op 'Foo' (node 'name')", or an unsupported attribute value
 //    naming the op and node (e.g. Resize cubic, tf_crop_and_resize, antialias, exclude_outside; LSTM/GRU
@@ -33,11 +36,23 @@
 
 namespace steptp::frontend {
 
+/// Provenance of top-level nests: ONNX node `name` (op type `op`) emitted task.program.nests[begin, end).
+/// Nodes folded at import time or turned into aliases emit no nest and get no entry. The copies of graph outputs
+/// that no node writes (emitted at the end) get one entry each, named "graph output '<onnx name>'" with op
+/// "Identity" (a graph output that is also a graph input or another output).
+struct NodeNests {
+  std::string name;
+  std::string op;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
 struct OnnxImport {
   ir::Task task;
   interp::TensorMap params;          // values of every constant and param known buffer, by buffer name
   std::vector<std::string> inputs;   // ONNX names of the graph inputs, in known order of the `input` buffers
   std::vector<std::string> outputs;  // ONNX names of the graph outputs, in known order of the `output` buffers
+  std::vector<NodeNests> provenance; // in node order; the ranges are disjoint, ascending and cover every nest
 };
 
 /// Imports an ONNX model file. `workload`/`suite` label the task (defaults: the model's directory name, e.g.

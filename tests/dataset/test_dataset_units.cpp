@@ -1,5 +1,6 @@
 // S2 shape instances that can be measured (issue #9): small instances are grown towards the catalogue default
-// until the root runs cfg.target_root_ops statement instances; target 0 keeps the small shapes.
+// until the root runs cfg.target_root_ops statement instances; target 0 keeps the small shapes. S1 ONNX models:
+// one unit per extracted task by default, one per whole model with onnx_whole (issue #14).
 #include <gtest/gtest.h>
 
 #include "dataset/equiv.hpp"
@@ -42,6 +43,34 @@ TEST(DatasetUnits, SmallInstancesGrowToTheTargetWork) {
     // deterministic
     EXPECT_EQ(plan(w, 1 << 20)[0].params, grown[0].params);
   }
+}
+
+TEST(DatasetUnits, OnnxModelsArePartitionedIntoTaskUnits) {
+  GenConfig c;
+  c.builtin = false;
+  c.onnx_dirs = {std::string(STEPTP_SHARED_DIR) + "/kernelbench-onnx/level2/12_Gemm_Multiply_LeakyReLU"};
+  std::vector<Reject> rejects;
+  auto units = plan_units(c, rejects);
+  EXPECT_TRUE(rejects.empty());
+  ASSERT_EQ(units.size(), 1u);  // Gemm with its multiply and LeakyReLU epilogue is one task
+  EXPECT_EQ(units[0].name(), "12_Gemm_Multiply_LeakyReLU__0#0");
+  EXPECT_EQ(units[0].wl.suite, "level2");
+  EXPECT_EQ(units[0].wl.family, "matmul");
+  EXPECT_EQ(units[0].wl.kind, SourceKind::OnnxTask);
+  EXPECT_EQ(units[0].wl.weight, 1);
+  ASSERT_TRUE(units[0].wl.params);
+  EXPECT_EQ(units[0].wl.params->size(), 2u);  // Gemm weight and bias
+  ir::Task t = emit_root_task(units[0]);
+  EXPECT_EQ(t.workload, "12_Gemm_Multiply_LeakyReLU__0");
+  EXPECT_EQ(t.suite, "level2");
+
+  c.onnx_whole = true;  // today's whole-model unit
+  rejects.clear();
+  units = plan_units(c, rejects);
+  ASSERT_EQ(units.size(), 1u);
+  EXPECT_EQ(units[0].name(), "12_Gemm_Multiply_LeakyReLU#0");
+  EXPECT_EQ(units[0].wl.kind, SourceKind::Onnx);
+  EXPECT_EQ(emit_root_task(units[0]).workload, "12_Gemm_Multiply_LeakyReLU");
 }
 
 }  // namespace
