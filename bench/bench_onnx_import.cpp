@@ -1,14 +1,18 @@
 // ONNX import over the 73 shared KernelBench models: import only (parse protobuf, fold, emit, print, re-parse,
 // validate) and the full `import-onnx --check` work (import + reference interpreter on PyTorch's inputs + compare).
+// With STEPTP_BENCH_MODELS=DIR (the output of tests/models/export_models.py DIR resnet18 gpt2_block ...): import +
+// task extraction (import-onnx --partition's work, without writing files) per real model, and the extraction alone.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "frontend/onnx_check.hpp"
 #include "frontend/onnx_import.hpp"
+#include "frontend/partition.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -55,6 +59,36 @@ void BM_CheckAllModels(benchmark::State& st) {
   st.counters["stmt_execs"] = steps;
 }
 BENCHMARK(BM_CheckAllModels)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+std::string real_model(benchmark::State& st, const char* name) {
+  const char* dir = std::getenv("STEPTP_BENCH_MODELS");
+  const fs::path p = fs::path(dir ? dir : "") / name / "model.onnx";
+  if (!dir || !fs::exists(p)) st.SkipWithError("set STEPTP_BENCH_MODELS to a directory from tests/models/export_models.py");
+  return p.string();
+}
+
+void BM_ImportPartition(benchmark::State& st, const char* name) {
+  const std::string path = real_model(st, name);
+  std::size_t nests = 0, tasks = 0;
+  for (auto _ : st) {
+    if (path.empty() || !fs::exists(path)) break;
+    auto imp = steptp::frontend::import_onnx(path);
+    nests = imp.task.program.nests.size();
+    tasks = steptp::frontend::partition_import(imp, name).tasks.size();
+  }
+  st.counters["nests"] = static_cast<double>(nests);
+  st.counters["tasks"] = static_cast<double>(tasks);
+}
+void BM_PartitionOnly(benchmark::State& st, const char* name) {
+  const std::string path = real_model(st, name);
+  if (path.empty() || !fs::exists(path)) return;
+  auto imp = steptp::frontend::import_onnx(path);
+  for (auto _ : st) benchmark::DoNotOptimize(steptp::frontend::partition_import(imp, name).tasks.size());
+}
+BENCHMARK_CAPTURE(BM_ImportPartition, resnet18, "resnet18")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ImportPartition, gpt2_block, "gpt2_block")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PartitionOnly, resnet18, "resnet18")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PartitionOnly, gpt2_block, "gpt2_block")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 BENCHMARK_MAIN();

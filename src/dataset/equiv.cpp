@@ -32,7 +32,10 @@ interp::TensorMap run_one(const ir::Task& t, const interp::TensorMap& in, bool u
 Reference make_reference(const ir::Task& t, const std::string& tk, const EquivConfig& cfg,
                          const interp::TensorMap* fixed) {
   Reference r;
-  if (fixed) interp::check_fixed_inputs(t, *fixed);
+  if (fixed) {
+    interp::check_fixed_inputs(t, *fixed);
+    r.stored_weights = fixed->size();
+  }
   r.interpreter = statement_instances(t) <= cfg.interp_max_ops;
   std::unique_ptr<interp::Interpreter> ip;
   if (r.interpreter) ip = std::make_unique<interp::Interpreter>(t);
@@ -146,6 +149,7 @@ EquivOutcome check_against(const ir::Task& after, const Reference& ref, char cls
                 {"method", use_interp && ref.interpreter     ? "interpreter"
                            : !use_interp && !ref.interpreter ? "compiled_c"
                                                              : "interpreter_vs_compiled_c"}};
+  if (ref.stored_weights) o.evidence["stored_weights"] = ref.stored_weights;
   return o;
 }
 

@@ -30,6 +30,7 @@ struct Reference {
   std::vector<interp::Distribution> dists;
   std::vector<interp::TensorMap> inputs, outputs;
   bool interpreter = true;
+  std::size_t stored_weights = 0;  // known buffers that kept given values (make_reference's `fixed`) in every draw
 };
 
 /// Statement instances of a program (no validation): ir::statement_executions, clamped to INT64_MAX.
@@ -51,7 +52,8 @@ struct EquivOutcome {
   std::string detail;
   ojson evidence;      // §4 `equivalence` object; `method` says which check ran: "interpreter" (both programs
                        // in the reference interpreter), "compiled_c" (both compiled C lowerings, for programs over
-                       // interp_max_ops) or "interpreter_vs_compiled_c"
+                       // interp_max_ops) or "interpreter_vs_compiled_c"; `stored_weights` (only when > 0): how many
+                       // known buffers held a model's weights instead of drawn values
 };
 
 /// Runs `after` on ref's inputs and compares with ref's outputs under class `cls` ('E' = bitwise).

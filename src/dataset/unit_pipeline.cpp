@@ -141,7 +141,9 @@ class UnitRunner {
     st->leir = ir::print_program(st->task.program);
     st->leir_tokens = approx_tokens(st->leir);
     st->tir_tokens = approx_tokens(lower::lower_tir(st->task));
-    st->ref = make_reference(st->task, st->tk, ecfg_);
+    // An ONNX task's weights enter every draw (issue #14); strategies never change known buffers, so every state
+    // of the unit takes the same values.
+    st->ref = make_reference(st->task, st->tk, ecfg_, u_.wl.params.get());
     return st;
   }
 

@@ -25,7 +25,8 @@ struct WorkloadEntry {
   std::size_t line = 0;     // task file line (1-based)
   int weight = 1;           // OnnxTask: occurrences of the task in its model
   // OnnxTask: the extracted task and the values of its param/constant buffers (the model's weights), shared by
-  // the copies of the unit. Not yet used by the S5 equivalence check (which draws every input).
+  // the copies of the unit. S5 feeds the weights into every draw (make_reference); the audit's re-check, which has
+  // only the record, draws them, so there the rewrite is checked for arbitrary weights.
   std::shared_ptr<const ir::Task> task;
   std::shared_ptr<const interp::TensorMap> params;
 };

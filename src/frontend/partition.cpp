@@ -45,6 +45,13 @@ std::string anchor_family(const std::string& op) {
       {"Softmax", "softmax"},
       {"LogSoftmax", "softmax"},
       {"CumSum", "scan"},
+      // Recurrent layers (unrolled per time step): a family of their own, not "reduction" (their recurrent
+      // matrix-vector nests reduce, but what characterises them is the chain over time).
+      {"LSTM", "recurrent"},
+      {"GRU", "recurrent"},
+      {"RNN", "recurrent"},
+      {"SoftmaxCrossEntropyLoss", "loss"},
+      {"NegativeLogLikelihoodLoss", "loss"},
   };
   auto it = table.find(op);
   return it == table.end() ? std::string() : it->second;

@@ -65,8 +65,8 @@ struct Partition {
 /// bug) and std::runtime_error ("<model>: ...") if the provenance does not cover the program.
 Partition partition_import(const OnnxImport& imp, const std::string& model);
 
-/// The family of an anchor op type ("conv", "matmul", "reduction", "norm", "pool", "softmax", "scan"), or ""
-/// when the op is not in the anchor table.
+/// The family of an anchor op type ("conv", "matmul", "reduction", "norm", "pool", "softmax", "scan",
+/// "recurrent", "loss"), or "" when the op is not in the anchor table.
 std::string anchor_family(const std::string& op);
 
 }  // namespace steptp::frontend
