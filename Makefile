@@ -3,6 +3,9 @@ SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+# The shared data (leir-reference/, kernelbench-onnx/) when it is not ../shared beside the checkout.
+SHARED ?=
+SHARED_FLAG := $(if $(SHARED),-DSTEPTP_SHARED_DIR=$(abspath $(SHARED)))
 OUT ?= out/default
 
 # Debian packages the build and tests need (only missing ones are installed).
@@ -32,13 +35,13 @@ deps:
 	$(call install_missing,$(PACKAGES))
 
 $(BUILD)/build.ninja: CMakeLists.txt | deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(SHARED_FLAG)
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 $(ASAN_BUILD)/build.ninja: CMakeLists.txt | deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTEPTP_SANITIZE=ON -DSTEPTP_BENCH=OFF
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTEPTP_SANITIZE=ON -DSTEPTP_BENCH=OFF $(SHARED_FLAG)
 
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target steptp_tests steptp
