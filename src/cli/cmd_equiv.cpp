@@ -48,6 +48,9 @@ int equiv_cmd(const EquivArgs& x) {
   interp::EquivOptions opt;
   try {
     opt.fixed = x.params.load(x.a, a);  // the original's stored weights (both tasks share the known signature)
+    if (opt.fixed)
+      std::cerr << "equiv: " << opt.fixed->size()
+                << " buffer(s) hold the original's stored values (the candidate's sidecar is not read)\n";
   } catch (const std::exception& e) {
     return fail(e.what());
   }

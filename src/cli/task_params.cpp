@@ -1,6 +1,7 @@
 #include "cli/task_params.hpp"
 
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 
 #include "frontend/params_sidecar.hpp"
@@ -23,7 +24,17 @@ std::shared_ptr<const interp::TensorMap> TaskParams::load(const std::string& tas
     if (!std::filesystem::is_regular_file(path, ec)) return nullptr;
   }
   auto values = std::make_shared<interp::TensorMap>(frontend::read_params_sidecar(path));
-  interp::check_fixed_inputs(task, *values);
+  try {
+    interp::check_fixed_inputs(task, *values);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(path + ": " + e.what());
+  }
+  std::size_t missing = 0;
+  for (const auto& k : task.known)
+    if ((k.role == ir::Role::Param || k.role == ir::Role::Constant) && !values->count(k.name)) ++missing;
+  if (missing)
+    std::cerr << "steptp: warning: " << path << " has no values for " << missing
+              << " param/constant buffer(s) of the task; they are drawn\n";
   return values;
 }
 

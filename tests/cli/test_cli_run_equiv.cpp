@@ -121,7 +121,13 @@ TEST(CliParams, StoredWeightsAreUsedEverywhere) {
   frontend::write_params_sidecar(bad, w);
   r = sh("run " + f + " --params " + bad);
   EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_NE(r.out.find("params: W: shape differs from the task's declaration"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(bad + ": params: W: shape [4] but the task declares [2,2]"), std::string::npos) << r.out;
+  // A sidecar without the task's weights: the run draws them and says so.
+  frontend::write_params_sidecar(bad, interp::TensorMap{});
+  r = sh("run " + f + " --params " + bad);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("has no values for 1 param/constant buffer(s) of the task; they are drawn"), std::string::npos)
+      << r.out;
   ir::write_file_atomic(bad, "STEPTPPBgarbage");
   r = sh("lower --target c --check " + f + " --params " + bad);
   EXPECT_EQ(r.rc, 2) << r.out;

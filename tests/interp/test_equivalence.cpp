@@ -108,6 +108,9 @@ TEST(Equivalence, SignatureMismatchIsE501) {
   EXPECT_NE(r.message.find("name"), std::string::npos) << r.message;
   auto c = make_task("B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx};];", {in("A", {4}, DType::F64), out("D", {4})});
   EXPECT_EQ(check_equivalence(a, c).code, "E501");
+  EXPECT_EQ(check_equivalence(a, c).message, "known signatures differ: known[0] (A) differs in dtype (f32 vs f64)");
+  auto d = make_task("B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{0,tx};];", {in("A", {1, 4}), out("D", {4})});
+  EXPECT_EQ(check_equivalence(a, d).message, "known signatures differ: known[0] (A) differs in shape ([4] vs [1,4])");
 }
 
 TEST(Equivalence, FailingOriginalIsInconclusiveE502AndFailingCandidateE503) {

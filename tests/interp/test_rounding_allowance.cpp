@@ -127,7 +127,7 @@ TEST(FixedInputs, MisfitsAreNamed) {
   EXPECT_EQ(err({{"W", Tensor{ir::DType::F64, {4096}, std::vector<double>(4096)}}}),
             "params: W: dtype f64 but the task declares f32");
   EXPECT_EQ(err({{"W", Tensor{ir::DType::F32, {4095}, std::vector<double>(4095)}}}),
-            "params: W: shape differs from the task's declaration");
+            "params: W: shape [4095] but the task declares [4096]");
   EXPECT_EQ(err({{"W", Tensor{ir::DType::F32, {4096}, std::vector<double>(7)}}}),
             "params: W: element count does not match its shape");
 }
