@@ -58,8 +58,10 @@ int run_partition(const ImportOpts& o, const std::string& model_path) {
                      {"groups", part.groups},
                      {"tasks", index}};
   ir::write_file_atomic((fs::path(o.out) / "tasks.json").string(), core::dump_pretty(doc) + "\n");
-  std::cerr << fmt::format("{}: {} nests -> {} fused groups -> {} distinct tasks in {} (import + partition {:.2f} s)\n",
-                           part.model, imp.task.program.nests.size(), part.groups, part.tasks.size(), o.out, secs);
+  auto n = [](std::size_t k, const char* one, const char* many) { return fmt::format("{} {}", k, k == 1 ? one : many); };
+  std::cerr << fmt::format("{}: {} -> {} -> {} in {} (import + partition {:.2f} s)\n", part.model,
+                           n(imp.task.program.nests.size(), "nest", "nests"), n(part.groups, "fused group", "fused groups"),
+                           n(part.tasks.size(), "distinct task", "distinct tasks"), o.out, secs);
   return 0;
 }
 
@@ -85,6 +87,10 @@ int run_import(const ImportOpts& o) {
     std::string json = ir::task_to_json(imp.task) + "\n";
     if (o.out.empty()) {
       std::cout << json;
+      if (!imp.params.empty())
+        std::cerr << fmt::format("note: the model's weights ({} tensors) are written only with -o (beside the task, "
+                                 "TASK.params.bin); without them, run/equiv/lower draw the weights\n",
+                                 imp.params.size());
       return 0;
     }
     // Sidecar first: a task file never exists without its weights.
@@ -111,7 +117,8 @@ CommandRegistrar reg("40-import-onnx", [](CLI::App& app) -> RunFn {
   auto* check = sub->add_flag(
       "--check", o->check,
       "Run the imported task on DIR/test_data_set_0 inputs and compare with output_*.pb (exit 1 on mismatch)");
-  sub->add_flag("--typed", o->typed, "With --check: interpret in each statement's static type (LEIR.md §8.2)");
+  sub->add_flag("--typed", o->typed, "With --check: interpret in each statement's static type (LEIR.md §8.2)")
+      ->needs(check);
   auto* part = sub->add_flag("--partition", o->partition,
                              "Split the model into fused subgraph tasks (anchor op + fused elementwise ops), "
                              "deduplicated with a weight: OUTDIR/<model>__<k>.json (+ .params.bin), OUTDIR/tasks.json");

@@ -24,6 +24,8 @@ struct LowerOpts {
 };
 
 int run_lower(const LowerOpts& o) {
+  if (!o.check && (!o.params.file.empty() || o.params.none))
+    return fail("--params and --no-params need --check (lowering itself does not use values)");
   ir::Task t;
   std::string code;
   try {
