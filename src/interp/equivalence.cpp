@@ -6,6 +6,8 @@
 #include <iterator>
 #include <cstring>
 #include <memory>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "interp/compare.hpp"
@@ -39,18 +41,13 @@ std::string describe_signature_difference(const ir::Task& a, const ir::Task& b) 
   for (std::size_t k = 0; k < a.known.size(); ++k) {
     const auto &x = a.known[k], &y = b.known[k];
     if (x == y) continue;
-    auto dims = [](const std::vector<std::int64_t>& s) {
-      std::string r = "[";
-      for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
-      return r + "]";
-    };
     // Show the values that differ (names alone say nothing when only the shape or dtype changed).
     const std::string head = "known[" + std::to_string(k) + "] (" + x.name + ") differs in ";
     if (x.name != y.name) return "known[" + std::to_string(k) + "] differs in name (" + x.name + " vs " + y.name + ")";
     if (x.role != y.role) return head + "role (" + std::string(ir::role_name(x.role)) + " vs " + std::string(ir::role_name(y.role)) + ")";
     if (x.dtype != y.dtype)
       return head + "dtype (" + std::string(ir::dtype_name(x.dtype)) + " vs " + std::string(ir::dtype_name(y.dtype)) + ")";
-    return head + "shape (" + dims(x.shape) + " vs " + dims(y.shape) + ")";
+    return head + fmt::format("shape ([{}] vs [{}])", fmt::join(x.shape, ","), fmt::join(y.shape, ","));
   }
   return "known lists differ";
 }

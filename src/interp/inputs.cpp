@@ -5,6 +5,9 @@
 #include <map>
 #include <stdexcept>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "interp/interpreter.hpp"
 #include "interp/numeric.hpp"
 #include "interp/splitmix64.hpp"
@@ -215,14 +218,8 @@ void check_fixed_inputs(const ir::Task& task, const TensorMap& fixed) {
     if (it->role == ir::Role::Output) bad("an output buffer cannot be given values");
     if (it->dtype != t.dtype)
       bad("dtype " + std::string(ir::dtype_name(t.dtype)) + " but the task declares " + std::string(ir::dtype_name(it->dtype)));
-    if (it->shape != t.shape) {
-      auto dims = [](const std::vector<std::int64_t>& s) {
-        std::string r = "[";
-        for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
-        return r + "]";
-      };
-      bad("shape " + dims(t.shape) + " but the task declares " + dims(it->shape));
-    }
+    if (it->shape != t.shape)
+      bad(fmt::format("shape [{}] but the task declares [{}]", fmt::join(t.shape, ","), fmt::join(it->shape, ",")));
     if (static_cast<std::int64_t>(t.data.size()) != t.numel()) bad("element count does not match its shape");
   }
 }
