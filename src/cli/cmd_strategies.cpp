@@ -1,5 +1,5 @@
 // `steptp strategies list`: the registered strategies in canonical order (STRATEGIES.md §3, §5), one per line:
-//   <index>\t<name>\t<family>\t<description>
+//   <index>\t<name>\t<family>\t<classes>\t<description>   (classes: STRATEGIES.md §6, e.g. E or E/R)
 #include <iostream>
 
 #include "cli/command.hpp"
@@ -10,12 +10,13 @@ namespace {
 
 CommandRegistrar reg("40-strategies", [](CLI::App& app) -> RunFn {
   auto* sub = app.add_subcommand("strategies", "List the rewrite strategies (canonical order)");
-  auto* list = sub->add_subcommand("list", "One line per strategy: index, name, family, description");
+  auto* list = sub->add_subcommand("list", "One line per strategy: index, name, family, exactness classes (E, R, D, P; E/R = E unless it reassociates), description");
   sub->require_subcommand(1);
   (void)list;
   return [] {
     for (const auto& s : strategy::registry())
-      std::cout << s.index << "\t" << s.name << "\t" << strategy::family_name(s.family) << "\t" << s.description
+      std::cout << s.index << "\t" << s.name << "\t" << strategy::family_name(s.family) << "\t"
+                << strategy::exactness_classes(s.index) << "\t" << s.description
                 << "\n";
     return 0;
   };

@@ -38,6 +38,17 @@ char exactness_letter(Exactness e) {
   return '?';
 }
 
+std::string_view exactness_classes(int index) {
+  // Canonical order 0..42, transcribed from each entry's "Class." line (STRATEGIES.md §11).
+  static constexpr std::string_view k[43] = {
+      "E",   "E",   "E/R", "E/R", "E", "E/R", "E/R", "E",   "E",    // graph 0-8
+      "E/R", "E/R", "E",   "E",   "E", "E",   "E",   "E",   "E/R",  // loop 9-17
+      "E",   "E",   "E",   "E",   "E",                              // memory 18-22
+      "R",   "R",   "D",   "D",   "R", "R",   "R/D", "R/D", "D",   "D", "R", "R",  // algebraic 23-34
+      "P",   "E",   "R",   "D",   "R", "R",   "R",   "R"};          // 35-42
+  return index >= 0 && index < 43 ? k[index] : std::string_view("?");
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The table. One line per implemented strategy, in canonical index order (§3). Each family declares its
 // enumerate/apply pairs in one header (strategies/<family>/<family>.hpp).

@@ -94,6 +94,12 @@ struct StrategyInfo {
   Applied (*apply)(const ir::Task&, const Candidate&) = nullptr;
 };
 
+/// The exactness classes a strategy's candidates can have, from its catalogue entry's "Class." line
+/// (STRATEGIES.md §11): "E", "R", "D", "P", or two letters joined by '/' ("E/R": exact unless the rewrite
+/// reassociates or changes the dtype of a stored intermediate; "R/D": R unless a sign-conditioned rule fires).
+/// Known for all 43 canonical indices; "?" outside 0..42.
+std::string_view exactness_classes(int index);
+
 /// Registered strategies, in canonical index order (only those implemented so far).
 std::span<const StrategyInfo> registry();
 const StrategyInfo* find(std::string_view name);

@@ -46,8 +46,8 @@ const char* kGemmTask =
 TEST(CliStrategies, ListShowsCanonicalLoopEntries) {
   CliRun r = run("strategies list");
   ASSERT_EQ(r.rc, 0);
-  EXPECT_NE(r.out.find("11\tloop_split\tloop\tSplit one loop into an outer and an inner loop"), std::string::npos);
-  EXPECT_NE(r.out.find("17\treduction_factorization\tloop\t"), std::string::npos);
+  EXPECT_NE(r.out.find("11\tloop_split\tloop\tE\tSplit one loop into an outer and an inner loop"), std::string::npos);
+  EXPECT_NE(r.out.find("17\treduction_factorization\tloop\tE/R\t"), std::string::npos);
 }
 
 TEST(CliStrategies, ApplyWritesOneRecordPerCandidate) {
