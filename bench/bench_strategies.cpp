@@ -4,16 +4,22 @@
 //  - BM_SmallShapesVerified: enumerate + apply + lower_c + check_equivalence (one seed, class E bit-exact) at the
 //    workloads' small shapes; items = verified candidates.
 //  - BM_EnumerateOnly: enumerate at default shapes; items = tasks.
+//  - BM_CorpusAndWorkloads (issue #12's figure): the reference corpus tasks as written (those that validate) plus
+//    every workload at its default shape; full enumeration + apply of <= 20 candidates per (strategy, task);
+//    items = applied candidates; counters: max_enum_ms (the slowest single task's full enumeration, thread CPU
+//    time) and tasks_over_100ms.
 // Candidates applied per (strategy, task) are a deterministic sample (sample_indices, seed = task index) of at
 // most 20 (default shapes) or 3 (small shapes, verified), as in the property test.
 #include <benchmark/benchmark.h>
 
+#include <ctime>
 #include <string>
 #include <vector>
 
 #include "frontend/workloads.hpp"
 #include "interp/equivalence.hpp"
 #include "ir/task.hpp"
+#include "ir/validate.hpp"
 #include "lower/lower.hpp"
 #include "strategies/registry.hpp"
 #include "strategies/sample.hpp"
@@ -39,6 +45,51 @@ const std::vector<steptp::ir::Task>& default_tasks() {
 const std::vector<steptp::ir::Task>& small_tasks() {
   static const auto v = emit_all(true);
   return v;
+}
+
+const std::vector<steptp::ir::Task>& corpus_and_default_tasks() {
+  static const auto v = [] {
+    std::vector<steptp::ir::Task> out;
+    for (auto& te : steptp::ir::read_tasks_jsonl(std::string(STEPTP_SHARED_DIR) + "/leir-reference/corpus.jsonl"))
+      if (te.ok && steptp::ir::analyze(te.task).ok()) out.push_back(std::move(te.task));
+    for (const auto& t : default_tasks()) out.push_back(t);
+    return out;
+  }();
+  return v;
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+void BM_CorpusAndWorkloads(benchmark::State& state) {
+  const auto& s = st::registry()[static_cast<std::size_t>(state.range(0))];
+  const auto& tasks = corpus_and_default_tasks();
+  std::int64_t applied = 0, over = 0, enumerated = 0;
+  double max_enum = 0;
+  std::string slowest;
+  for (auto _ : state)
+    for (std::size_t ti = 0; ti < tasks.size(); ++ti) {
+      const auto& t = tasks[ti];
+      const double t0 = thread_cpu_seconds();
+      auto c = st::enumerate_candidates(s, t);
+      const double dt = thread_cpu_seconds() - t0;
+      enumerated += static_cast<std::int64_t>(c.size());
+      if (dt > 0.1) ++over;
+      if (dt > max_enum) max_enum = dt, slowest = t.workload;
+      for (std::size_t i : st::sample_indices(c.size(), 20, ti)) {
+        benchmark::DoNotOptimize(s.apply(t, c[i]).facts.size());
+        ++applied;
+      }
+    }
+  state.SetLabel(std::string(s.name) + " (slowest enumeration: " + slowest + ")");
+  state.SetItemsProcessed(applied);
+  state.counters["enumerated"] = static_cast<double>(enumerated);
+  state.counters["max_enum_ms"] = 1e3 * max_enum;
+  state.counters["tasks_over_100ms"] = static_cast<double>(over);
+  state.counters["tasks"] = static_cast<double>(tasks.size());
 }
 
 void BM_DefaultShapes(benchmark::State& state) {
@@ -89,6 +140,7 @@ void BM_EnumerateOnly(benchmark::State& state) {
 }
 
 const int kLast = static_cast<int>(st::registry().size()) - 1;
+BENCHMARK(BM_CorpusAndWorkloads)->DenseRange(0, kLast)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_DefaultShapes)->DenseRange(0, kLast)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_SmallShapesVerified)->DenseRange(0, kLast)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_EnumerateOnly)->DenseRange(0, kLast)->Unit(benchmark::kMillisecond)->Iterations(1);

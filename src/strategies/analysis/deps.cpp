@@ -14,8 +14,10 @@
 #include <cstdint>
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <stdexcept>
 
+#include "ir/printer.hpp"
 #include "strategies/analysis/access.hpp"
 
 namespace steptp::strategy::analysis {
@@ -362,7 +364,8 @@ const char* dep_kind(const Access& x, const Access& y) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------------------
-ScheduleCheck check_schedule(const std::vector<PolyStmt>& stmts) {
+namespace {
+ScheduleCheck check_schedule_uncached(const std::vector<PolyStmt>& stmts) {
   ScheduleCheck r;
   try {
     Model m;
@@ -412,7 +415,7 @@ ScheduleCheck check_schedule(const std::vector<PolyStmt>& stmts) {
   return r;
 }
 
-bool carries_dependence(const std::vector<PolyStmt>& stmts, std::size_t dim) {
+bool carries_dependence_uncached(const std::vector<PolyStmt>& stmts, std::size_t dim) {
   bool carried = false;
   try {
     Model m;
@@ -443,8 +446,8 @@ bool carries_dependence(const std::vector<PolyStmt>& stmts, std::size_t dim) {
   return carried;
 }
 
-bool raw_deps_within_prefix(const std::vector<PolyStmt>& stmts, const std::string& buffer,
-                            const std::vector<std::size_t>& prefix) {
+bool raw_deps_within_prefix_uncached(const std::vector<PolyStmt>& stmts, const std::string& buffer,
+                                     const std::vector<std::size_t>& prefix) {
   try {
     Model m;
     build(m, stmts);
@@ -500,6 +503,75 @@ bool raw_deps_within_prefix(const std::vector<PolyStmt>& stmts, const std::strin
     return false;
   }
   return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Memoisation. enumerate, the site re-check of apply() and apply() itself ask the same dependence questions about
+// one candidate; each isl answer costs milliseconds. A PolyStmt list is identified by what the answers depend on:
+// each statement's text, instance loops, both schedules and reduction tag (operator, init status, unused keys).
+// Per thread, bounded (cleared when full), so it never changes an answer.
+// ---------------------------------------------------------------------------------------------------------------
+std::string poly_key(const std::vector<PolyStmt>& stmts) {
+  std::string k;
+  for (const auto& s : stmts) {
+    k += ir::print_stmt(*s.stmt);
+    k += '|';
+    for (const auto& l : s.loops) k += ir::print_loop(l);
+    k += '|';
+    for (const auto& e : s.sched_old) k += ir::print_expr(e) + ',';
+    k += '|';
+    for (const auto& e : s.sched_new) k += ir::print_expr(e) + ',';
+    k += '|';
+    if (s.red) {
+      k += reduce_op_text(s.red->op);
+      k += s.red->implicit_init ? "/i/" : "/c/";
+      for (const auto& u : s.red->unused_keys) k += u + ',';
+    }
+    k += '\n';
+  }
+  return k;
+}
+
+template <class V>
+class Memo {
+ public:
+  const V* find(const std::string& key) const {
+    auto it = m_.find(key);
+    return it == m_.end() ? nullptr : &it->second;
+  }
+  const V& put(std::string key, V v) {
+    if (m_.size() >= 1024) m_.clear();
+    return m_.insert_or_assign(std::move(key), std::move(v)).first->second;
+  }
+
+ private:
+  std::unordered_map<std::string, V> m_;
+};
+
+}  // namespace
+
+ScheduleCheck check_schedule(const std::vector<PolyStmt>& stmts) {
+  thread_local Memo<ScheduleCheck> memo;
+  std::string key = poly_key(stmts);
+  if (const auto* r = memo.find(key)) return *r;
+  return memo.put(std::move(key), check_schedule_uncached(stmts));
+}
+
+bool carries_dependence(const std::vector<PolyStmt>& stmts, std::size_t dim) {
+  thread_local Memo<bool> memo;
+  std::string key = std::to_string(dim) + '#' + poly_key(stmts);
+  if (const auto* r = memo.find(key)) return *r;
+  return memo.put(std::move(key), carries_dependence_uncached(stmts, dim));
+}
+
+bool raw_deps_within_prefix(const std::vector<PolyStmt>& stmts, const std::string& buffer,
+                            const std::vector<std::size_t>& prefix) {
+  thread_local Memo<bool> memo;
+  std::string key = buffer + '#';
+  for (auto p : prefix) key += std::to_string(p) + ',';
+  key += '#' + poly_key(stmts);
+  if (const auto* r = memo.find(key)) return *r;
+  return memo.put(std::move(key), raw_deps_within_prefix_uncached(stmts, buffer, prefix));
 }
 
 }  // namespace steptp::strategy::analysis

@@ -39,7 +39,7 @@ void clear_inner_tails(ir::Nest& n) {
     if (n.body[k].is_nest()) n.body[k].nest().tail = false;
 }
 
-std::optional<Plan> plan(const ir::Task& t, std::uint32_t i) {
+std::optional<Plan> plan_uncached(const ir::Task& t, std::uint32_t i) {
   const auto& nests = t.program.nests;
   if (i + 1 >= nests.size()) return std::nullopt;
   const ir::Nest& a = nests[i];
@@ -94,15 +94,33 @@ std::optional<Plan> plan(const ir::Task& t, std::uint32_t i) {
   }
   for (const auto& x : used)
     if (!t.find_known(x)) p.local.push_back(x);
-  for (auto [name, binding] : {std::pair{"l", ir::Scope::Local}, std::pair{"s", ir::Scope::Shared}}) {
+  // Local confinement requires the value to come from the same iteration of more B loops than shared
+  // confinement does, so a buffer that is not confined to `s` is not confined to `l` either: test s first.
+  bool confined_s = false;
+  for (auto [name, binding] : {std::pair{"s", ir::Scope::Shared}, std::pair{"l", ir::Scope::Local}}) {
     const ir::Scope scope = binding;  // clang 14 cannot capture a structured binding in a lambda (the fuzz build)
+    if (scope == ir::Scope::Local && !confined_s) break;
     bool all = !p.local.empty(), changes = false;
     for (const auto& x : p.local) {
       analysis::for_each_ref(an[i], x, [&](ir::Expr& r) { changes = changes || r.scope != scope; });
       all = all && analysis::confined(p.after.program, x, scope);
     }
-    if (all && changes) p.demotes.push_back(name);  // a demotion that changes nothing is not offered
+    if (scope == ir::Scope::Shared) confined_s = all;
+    if (all && changes) p.demotes.insert(p.demotes.begin(), name);  // offered in the order l, s
   }
+  return p;
+}
+
+// The plan of (program, i), memoised per thread: enumeration, the site re-check and apply() ask for the same plan
+// of one candidate three times, and each costs isl dependence and value-flow computations.
+std::optional<Plan> plan(const ir::Task& t, std::uint32_t i) {
+  thread_local std::map<std::string, std::optional<Plan>> memo;
+  std::string key = std::to_string(i) + '#' + ir::print_program(t.program);
+  for (const auto& k : t.known) key += '#' + k.name;  // known buffers are never local
+  if (auto it = memo.find(key); it != memo.end()) return it->second;
+  auto p = plan_uncached(t, i);
+  if (memo.size() >= 64) memo.clear();
+  memo.emplace(std::move(key), p);
   return p;
 }
 

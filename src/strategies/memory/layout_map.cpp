@@ -206,12 +206,44 @@ std::vector<AccessRanges> buffer_access_ranges(const ir::Program& p, const std::
   return out;
 }
 
+std::vector<BufferAccess> buffer_accesses(const ir::Program& p, const std::string& buffer) {
+  std::vector<BufferAccess> out;
+  for (const auto& sc : analysis::collect_stmts(p)) {
+    bool any = false;
+    for (const auto& a : analysis::stmt_accesses(*sc.stmt)) {
+      if (a.buffer() != buffer) continue;
+      if (!any) out.reserve(out.size() + 2);
+      any = true;
+      out.push_back(BufferAccess{a.ref, ir::make_loop_box(sc.loops), a.write, a.lazy});
+    }
+  }
+  return out;
+}
+
+std::vector<AccessRanges> mapped_access_ranges(const std::vector<BufferAccess>& acc, const LayoutMap& m,
+                                               const std::vector<std::int64_t>& extents) {
+  std::vector<AccessRanges> out;
+  out.reserve(acc.size());
+  for (const auto& a : acc) {
+    AccessRanges r;
+    r.write = a.write;
+    r.guarded = a.guarded;
+    for (const auto& e : apply_layout(m, a.ref->args, extents)) r.entries.push_back(ir::index_range(e, a.box));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::vector<std::int64_t> checked_shape(const ir::Program& p, const std::string& buffer, std::string* why) {
+  return checked_shape(buffer_access_ranges(p, buffer), buffer, why);
+}
+
+std::vector<std::int64_t> checked_shape(const std::vector<AccessRanges>& acc, const std::string& buffer,
+                                        std::string* why) {
   auto fail = [&](const std::string& w) {
     if (why) *why = w;
     return std::vector<std::int64_t>{};
   };
-  auto acc = buffer_access_ranges(p, buffer);
   std::vector<std::int64_t> shape;
   for (const auto& a : acc) {
     if (shape.empty()) shape.assign(a.entries.size(), 0);

@@ -55,10 +55,27 @@ struct AccessRanges {
 };
 std::vector<AccessRanges> buffer_access_ranges(const ir::Program& p, const std::string& buffer);
 
+/// Every access to `buffer` in `p` with its statement's loop box (pointers into `p`, valid while it lives).
+struct BufferAccess {
+  const ir::Expr* ref = nullptr;
+  ir::LoopBox box;
+  bool write = false;
+  bool guarded = false;  // inside a lazy branch
+};
+std::vector<BufferAccess> buffer_accesses(const ir::Program& p, const std::string& buffer);
+
+/// The static ranges of those accesses once map `m` (on entry extents `extents`) is applied to each subscript:
+/// the same as buffer_access_ranges of the remapped program, without building it.
+std::vector<AccessRanges> mapped_access_ranges(const std::vector<BufferAccess>& acc, const LayoutMap& m,
+                                               const std::vector<std::int64_t>& extents);
+
 /// Shape check of a buffer after its subscripts changed: every entry of every access has an exact static range
 /// (no E215), writes lie in [0, 2^31) (E207), and every unguarded read lies inside the shape inferred from the
 /// writes (E208). Returns that shape, or an empty vector (with `why`) when a check fails.
 std::vector<std::int64_t> checked_shape(const ir::Program& p, const std::string& buffer, std::string* why);
+/// The same check on precomputed access ranges.
+std::vector<std::int64_t> checked_shape(const std::vector<AccessRanges>& acc, const std::string& buffer,
+                                        std::string* why);
 
 /// The k-th permutation of 0..n-1 in Lehmer-code order (k = 0 is the identity).
 std::vector<std::size_t> permutation_at(std::size_t n, std::uint64_t k);

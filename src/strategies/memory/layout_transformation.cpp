@@ -66,10 +66,14 @@ struct Built {
   std::vector<ir::Expr> new_entries;
   std::vector<std::int64_t> shape;
   std::string why;
+  bool invariants_broken = false;  // why is nest_invariants_broken's verdict
 };
 
-Built build(const ir::Task& t, std::uint32_t i, const Operand& o, const LayoutMap& m,
-            analysis::NameAllocator& names) {
+// `check_invariants` false skips nest_invariants_broken: its verdict on the copy nest does not depend on the map
+// (an injective L keeps which iterations write the same element of N, and N is global), so enumeration computes it
+// once per operand.
+Built build(const ir::Task& t, std::uint32_t i, const Operand& o, const LayoutMap& m, analysis::NameAllocator& names,
+            bool check_invariants = true) {
   Built b;
   const ir::Nest& n = t.program.nests[i];
   b.name = names.tensor();
@@ -91,8 +95,9 @@ Built build(const ir::Task& t, std::uint32_t i, const Operand& o, const LayoutMa
   auto& nests = b.after.program.nests;
   analysis::replace_equal(nests[i], o.ref, nref, false);
   nests.insert(nests.begin() + i, b.copy);
-  b.why = loop::nest_invariants_broken(b.after.program, i);
-  if (!b.why.empty()) return b;
+  if (check_invariants) b.why = loop::nest_invariants_broken(b.after.program, i);
+  b.invariants_broken = !b.why.empty();
+  if (b.invariants_broken) return b;
   b.shape = checked_shape(b.after.program, b.name, &b.why);
   if (b.shape.empty()) return b;
   std::int64_t numel = 1;
@@ -108,16 +113,50 @@ Params without_access(const Params& ps) {
   return out;
 }
 
-std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate*) {
+// The shape of N under map m, from the entry ranges of L(s) over the site header's box: the copy writes N_{L(s)}
+// and every read is N_{L(s)} with the same s over the same header keys, so checked_shape of the built program
+// reduces to this (empty when an entry has no exact range or leaves [0, 2^31)).
+std::vector<std::int64_t> mapped_shape(const Operand& o, const LayoutMap& m, const ir::LoopBox& box) {
+  std::vector<std::int64_t> shape;
+  for (const auto& e : apply_layout(m, o.ref.args, o.extents)) {
+    const auto r = ir::index_range(e, box);
+    if (!r.exact() || r.lo < 0 || r.hi >= (std::int64_t{1} << 31) - 1) return {};
+    shape.push_back(r.hi + 1);
+  }
+  return shape;
+}
+
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate* only) {
   if (path.size() != 1) return {};
   const std::uint32_t i = path[0];
+  std::vector<const ir::Loop*> header;
+  for (const auto& l : t.program.nests[i].loops) header.push_back(&l);
+  const ir::LoopBox box = ir::make_loop_box(header);
   std::vector<Params> ps;
   for (const auto& o : operands(t, i)) {
+    if (only && param_str(*only, "access") != o.text) continue;  // re-check of one candidate: its operand only
     ParamSpace sp = layout_params(o.extents);
+    bool invariants_checked = false;
     for (std::uint64_t k = 0; k < sp.size(); ++k) {
       Params p = sp.at(k);
-      analysis::NameAllocator names(t);
-      if (!build(t, i, o, layout_from_params(p, o.extents), names).why.empty()) continue;
+      if (only && without_access(only->params) != p) continue;
+      const LayoutMap m = layout_from_params(p, o.extents);
+      if (!invariants_checked) {
+        // nest_invariants_broken's verdict on the copy nest does not depend on the map (an injective L keeps
+        // which iterations write the same element of N, and N is global): decide it once per operand.
+        analysis::NameAllocator names(t);
+        if (build(t, i, o, m, names).invariants_broken) break;
+        invariants_checked = true;
+      }
+      const auto shape = mapped_shape(o, m, box);
+      if (shape.empty()) continue;
+      std::int64_t numel = 1;
+      bool fits = true;
+      for (auto x : shape) {
+        fits = fits && (x == 0 || numel <= default_config().max_new_elements / x);
+        if (fits) numel *= x;
+      }
+      if (!fits || numel > default_config().max_new_elements) continue;
       p.insert(p.begin(), Param{"access", o.text});
       ps.push_back(std::move(p));
     }
@@ -143,7 +182,7 @@ Applied apply_layout_transformation(const ir::Task& t, const Candidate& c) {
     if (o.text == access) op = o;
   const LayoutMap m = layout_from_params(without_access(c.params), op.extents);
   analysis::NameAllocator names(t);
-  Built b = build(t, i, op, m, names);
+  Built b = build(t, i, op, m, names, /*check_invariants=*/false);  // recheck_nest has just checked them
   std::int64_t numel = 1;
   for (auto x : b.shape) numel *= x;
   Facts f(info, c);

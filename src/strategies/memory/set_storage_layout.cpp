@@ -40,13 +40,18 @@ ir::Program remapped(const ir::Program& p, const std::string& buffer, const Layo
   return out;
 }
 
-std::vector<Params> legal_maps(const ir::Task& t, const std::string& buffer, const std::vector<std::int64_t>& shape) {
+// The maps whose rewritten accesses pass checked_shape (only `only`'s tuple when set: the re-check of one
+// candidate).
+std::vector<Params> legal_maps(const ir::Task& t, const std::string& buffer, const std::vector<std::int64_t>& shape,
+                               const Params* only = nullptr) {
   std::vector<Params> out;
+  const auto acc = buffer_accesses(t.program, buffer);
   ParamSpace ps = layout_params(shape);
   for (std::uint64_t k = 0; k < ps.size(); ++k) {
     Params p = ps.at(k);
+    if (only && p != *only) continue;
     LayoutMap m = layout_from_params(p, shape);
-    if (!checked_shape(remapped(t.program, buffer, m, shape), buffer, nullptr).empty()) out.push_back(std::move(p));
+    if (!checked_shape(mapped_access_ranges(acc, m, shape), buffer, nullptr).empty()) out.push_back(std::move(p));
   }
   return out;
 }
@@ -68,11 +73,16 @@ std::vector<Site> enumerate_set_storage_layout(const ir::Task& t) {
 
 Applied apply_set_storage_layout(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("set_storage_layout");
-  recheck(info, t, c);
-  const BufferSite b = buffer_site_at(t, c.ref);
+  if (c.strategy != info.name) throw_bad_params(c.id());
+  // Site re-check (§5 step 1) restricted to the candidate's buffer: the same rules as enumerate.
+  const BufferSite b = buffer_site_at(t, c.ref);  // S001 when no buffer site is there
+  if (!c.ref.expr.empty() || c.ref.loop) throw_stale("no set_storage_layout site at " + c.ref.to_string());
   ir::Task a = t;
   const auto shape = eligible_shape(t, ir::analyze(a), b.buffer);
-  const LayoutMap m = layout_from_params(c.params, shape);
+  if (shape.empty()) throw_stale("buffer " + b.buffer + " is not eligible for set_storage_layout");
+  const LayoutMap m = layout_from_params(c.params, shape);  // S002 when the tuple is malformed for this shape
+  if (legal_maps(t, b.buffer, shape, &c.params).empty())
+    throw_bad_params("map " + c.id() + " is not legal for buffer " + b.buffer);
   int count = 0;
   ir::Task after = t;
   after.program = remapped(t.program, b.buffer, m, shape, &count);
