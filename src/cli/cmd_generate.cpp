@@ -23,6 +23,7 @@ namespace {
 struct GenerateArgs {
   std::string config, out, cache, shard, timer;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency())), stop_after = 0;
+  std::optional<bool> cover_strategies;
   std::optional<int> instances, depth, per_family, max_units, threads, repeats, max_cands, min_per_strategy;
   std::optional<std::uint64_t> seed, filter_seed;
   std::optional<double> min_repeat_ms, noise_limit;
@@ -110,6 +111,7 @@ int run(GenerateArgs& a) {
   if (a.instances) gen.instances_per_workload = *a.instances;
   if (a.depth) gen.max_depth = *a.depth;
   if (a.per_family) gen.per_family = *a.per_family;
+  if (a.cover_strategies) gen.cover_strategies = *a.cover_strategies;
   if (a.max_units) gen.max_units = *a.max_units;
   if (a.threads) gen.threads = *a.threads;
   if (a.repeats) gen.repeats = *a.repeats;
@@ -190,6 +192,9 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->add_option("--instances", a->instances, "shape instances per workload");
   c->add_option("--depth", a->depth, "maximum trajectory depth (1 = one-step candidates only)");
   c->add_option("--per-family", a->per_family, "default workload set: workloads per family (0 = all)");
+  c->add_option("--cover-strategies", a->cover_strategies,
+                "default workload set: also add, per strategy without a site in it, the first workload that has "
+                "one (true|false; default true without a config file)");
   c->add_option("--max-units", a->max_units, "process at most this many units");
   c->add_option("--max-candidates", a->max_cands, "candidates per (task, strategy)");
   c->add_option("--threads", a->threads, "OMP threads during measurement");

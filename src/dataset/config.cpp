@@ -9,7 +9,7 @@
 namespace steptp::dataset {
 
 #define GEN_FIELDS(X)                                                                                            \
-  X(master_seed) X(workloads) X(builtin) X(onnx_dirs) X(onnx_whole) X(task_files) X(per_family) X(instances_per_workload)     \
+  X(master_seed) X(workloads) X(builtin) X(onnx_dirs) X(onnx_whole) X(task_files) X(per_family) X(cover_strategies) X(instances_per_workload)     \
   X(small_shapes) X(max_buffer_bytes) X(max_total_bytes) X(max_flops) X(target_root_ops) X(params_per_site)                        \
   X(max_candidates_per_strategy) X(max_depth) X(trajectories_per_task) X(candidates_per_step)                   \
   X(trajectory_policy) X(strategies) X(equiv_draws) X(interp_max_ops) X(measure) X(timer) X(repeats) X(warmup)  \
@@ -48,6 +48,7 @@ GenConfig GenConfig::from_json(const ojson& j) {
 GenConfig GenConfig::small_default() {
   GenConfig c;
   c.per_family = 5;
+  c.cover_strategies = true;
   c.instances_per_workload = 1;
   c.max_candidates_per_strategy = 1;
   c.max_depth = 1;

@@ -21,6 +21,8 @@ struct GenConfig {
   bool onnx_whole = false;                 // one unit per whole model instead of one per extracted task
   std::vector<std::string> task_files;     // task JSONL files: each line is a workload with one instance
   int per_family = 0;                      // default set: at most this many workloads per family (0 = all)
+  bool cover_strategies = false;           // default set: add, for each strategy with no site in it, the first
+                                           // catalogue workload (small shape) that has one
   // S2
   int instances_per_workload = 20;
   bool small_shapes = true;                // draw around the catalogue's small shape instead of the full range

@@ -16,6 +16,7 @@
 
 #if __has_include("frontend/workloads.hpp")
 #include "frontend/workloads.hpp"
+#include "strategies/registry.hpp"
 #define STEPTP_HAVE_WORKLOADS 1
 #endif
 #if __has_include("frontend/onnx_import.hpp")

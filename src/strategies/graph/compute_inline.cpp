@@ -21,6 +21,7 @@
 #include "strategies/analysis/access.hpp"
 #include "strategies/analysis/refs.hpp"
 #include "strategies/analysis/subst.hpp"
+#include "strategies/analysis/typed.hpp"
 #include "strategies/common.hpp"
 #include "strategies/graph/graph.hpp"
 
@@ -143,8 +144,8 @@ Plan plan(const ir::Task& t0, std::uint32_t i) {
     p.why = std::move(why);
     return p;
   };
-  ir::Task t = t0;
-  ir::analyze(t);  // static types (Expr::ty) of the definition
+  const auto typed = analysis::typed_task(t0);  // static types (Expr::ty) of the definition
+  const ir::Task& t = typed->task;
   const ir::Nest& n = t.program.nests[i];
   if (n.body.size() != 1 || !n.body[0].is_stmt()) return fail("not a single-statement nest");
   const ir::Stmt& st = n.body[0].stmt();

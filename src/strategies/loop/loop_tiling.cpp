@@ -119,15 +119,23 @@ Applied apply_tiling(const ir::Task& t, const Candidate& c) {
     evidence = "only reduction dependences; accumulation order " + std::string(both ? "changes" : "kept");
   } else {
     // Only the tiled nest's statements get the new keys: a sibling nested nest may reuse the names x and y.
+    // The verdict does not depend on the factors: on a fully permutable band every dependence distance on (x, y)
+    // is >= 0, so any tiling respects it, and with proper divisors (every tile and every tile count >= 2) a
+    // reduction's accumulation order changes exactly when both x and y accumulate. The check therefore runs on
+    // the smallest factors, shared by every candidate of this band (analysis::check_schedule memoises it).
     const std::uint32_t top = c.ref.nest[0];
+    Tiled canon = [&] {
+      analysis::NameAllocator scratch(t);
+      return tile(t, c.ref.nest, j, proper_divisors(x.extent).front(), proper_divisors(y.extent).front(), scratch);
+    }();
     std::vector<analysis::KeyMap> maps;
-    for (const auto& sc : analysis::collect_stmts(r.task.program.nests[top], {top})) {
+    for (const auto& sc : analysis::collect_stmts(canon.task.program.nests[top], {top})) {
       const bool inside = sc.nest.size() >= c.ref.nest.size() &&
                           std::equal(c.ref.nest.begin(), c.ref.nest.end(), sc.nest.begin());
-      maps.push_back(inside ? r.old_key_of : analysis::KeyMap{});
+      maps.push_back(inside ? canon.old_key_of : analysis::KeyMap{});
     }
     auto chk = analysis::check_schedule(
-        analysis::reschedule_range(t.program, top, top + 1, r.task.program, top, top + 1, maps));
+        analysis::reschedule_range(t.program, top, top + 1, canon.task.program, top, top + 1, maps));
     if (!chk.legal) throw StrategyError("S003", c.id() + ": tiled schedule violates " + chk.detail);
     if (chk.reassociated) cls = Exactness::Reassoc;
     evidence = std::to_string(chk.dependences) + " dependence relations, " + std::to_string(chk.reduction_dependences) +

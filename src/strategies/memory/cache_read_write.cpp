@@ -115,8 +115,10 @@ bool structurally_safe(const ir::Nest& before, const ir::Nest& after, const ir::
   return true;
 }
 
+/// The rewrite of one candidate. With `need_program` false (enumeration) the new task is built only when the isl
+/// path needs it; `after` is then empty.
 Built build(const ir::Task& t, std::uint32_t i, const Access& acc, ir::Scope scope, std::size_t d,
-            analysis::NameAllocator& names) {
+            analysis::NameAllocator& names, bool need_program = true) {
   Built b;
   const ir::Nest& n = t.program.nests[i];
   b.name = names.tensor();
@@ -146,9 +148,11 @@ Built build(const ir::Task& t, std::uint32_t i, const Access& acc, ir::Scope sco
     top.body.push_back(ir::Item{rest});
     top.body.push_back(ir::Item{b.helper});
   }
-  b.after = t;
-  b.after.program.nests[i] = std::move(top);
-  b.method = structurally_safe(n, b.after.program.nests[i], acc.ref, d) ? "structural" : "isl";
+  b.method = structurally_safe(n, top, acc.ref, d) ? "structural" : "isl";
+  if (need_program || b.method == "isl") {
+    b.after = t;
+    b.after.program.nests[i] = std::move(top);
+  }
   if (b.method == "isl") {
     // nest_invariants_broken includes scopes_confined, i.e. confined(Y, scope) (value-based flow).
     b.why = loop::nest_invariants_broken(b.after.program, i);
@@ -198,21 +202,24 @@ std::vector<std::size_t> depths(const ir::Task& t, std::uint32_t i, std::uint32_
 ir::Scope scope_of(const std::string& s) { return s == "s" ? ir::Scope::Shared : ir::Scope::Local; }
 
 /// Sites of top-level nest path[0]: its direct body statements, in order.
-std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate*) {
+std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, const Candidate* only) {
   if (path.size() != 1) return {};
   const std::uint32_t i = path[0];
   const ir::Nest& n = t.program.nests[i];
   std::vector<Site> out;
+  const analysis::NameAllocator fresh(t);  // copied per candidate: each build takes the same first fresh name
   for (std::uint32_t k = 0; k < n.body.size(); ++k) {
-    if (!n.body[k].is_stmt()) continue;
+    if (!n.body[k].is_stmt() || (only && only->ref.stmt != k)) continue;
     std::vector<Params> ps;
     for (const auto& acc : accesses(t, i, k))
       for (const char* sc : {"l", "s"})
         for (std::size_t d : depths(t, i, k, acc)) {
-          analysis::NameAllocator names(t);
-          if (!build(t, i, acc, scope_of(sc), d, names).why.empty()) continue;
-          ps.push_back(Params{Param{"variant", acc.variant}, Param{"access", acc.text}, Param{"scope", sc},
-                              Param{"d", static_cast<std::int64_t>(d)}});
+          Params p{Param{"variant", acc.variant}, Param{"access", acc.text}, Param{"scope", sc},
+                   Param{"d", static_cast<std::int64_t>(d)}};
+          if (!probe_params(only, p)) continue;
+          analysis::NameAllocator names = fresh;
+          if (!build(t, i, acc, scope_of(sc), d, names, /*need_program=*/false).why.empty()) continue;
+          ps.push_back(std::move(p));
         }
     if (ps.empty()) continue;
     SiteRef ref;
