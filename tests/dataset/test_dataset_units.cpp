@@ -6,6 +6,9 @@
 #include "dataset/equiv.hpp"
 #include "dataset/units.hpp"
 #include "frontend/workloads.hpp"
+#include "strategies/registry.hpp"
+
+#include <set>
 
 using namespace steptp;
 using namespace steptp::dataset;
@@ -74,3 +77,34 @@ TEST(DatasetUnits, OnnxModelsArePartitionedIntoTaskUnits) {
 }
 
 }  // namespace
+
+// GenConfig::cover_strategies (make run's default set): every registered strategy has a site in some selected
+// workload; without it the per-family set misses operator_fission (only the Argmax/Argmin workloads have a
+// nest with two statements).
+TEST(DatasetUnits, CoverStrategiesAddsAWorkloadForEveryStrategyWithoutASite) {
+  auto names = [](const GenConfig& c) {
+    std::vector<Reject> rejects;
+    std::set<std::string> out;
+    for (const auto& u : plan_units(c, rejects)) out.insert(u.wl.name);
+    return out;
+  };
+  GenConfig base = GenConfig::small_default();
+  base.target_root_ops = 0;
+  base.cover_strategies = false;
+  GenConfig covered = base;
+  covered.cover_strategies = true;
+  const auto without = names(base), with = names(covered);
+  for (const auto& w : without) EXPECT_TRUE(with.count(w)) << w;  // only additions
+  EXPECT_FALSE(without.count("Argmax_over_a_dimension"));
+  EXPECT_TRUE(with.count("Argmax_over_a_dimension"));  // the first catalogue workload with an operator_fission site
+  for (const auto& s : strategy::registry()) {
+    bool site = false;
+    for (const auto& w : with) {
+      const auto* wl = frontend::find_workload(w);
+      ASSERT_NE(wl, nullptr);
+      site = site || !s.enumerate(frontend::emit(*wl, frontend::small_params(*wl), ir::DType::F32)).empty();
+      if (site) break;
+    }
+    EXPECT_TRUE(site) << s.name << " has no site in the covered default set";
+  }
+}
