@@ -136,18 +136,18 @@ std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, 
   for (const auto& o : operands(t, i)) {
     if (only && param_str(*only, "access") != o.text) continue;  // re-check of one candidate: its operand only
     ParamSpace sp = layout_params(o.extents);
-    bool invariants_checked = false;
+    if (sp.size() == 0) continue;
+    {
+      // nest_invariants_broken's verdict on the copy nest does not depend on the map (an injective L keeps which
+      // iterations write the same element of N, and N is global): decide it once per operand, on the first map,
+      // so that the re-check of any candidate asks isl the same (memoised) question.
+      analysis::NameAllocator names(t);
+      if (build(t, i, o, layout_from_params(sp.at(0), o.extents), names).invariants_broken) continue;
+    }
     for (std::uint64_t k = 0; k < sp.size(); ++k) {
       Params p = sp.at(k);
       if (only && without_access(only->params) != p) continue;
       const LayoutMap m = layout_from_params(p, o.extents);
-      if (!invariants_checked) {
-        // nest_invariants_broken's verdict on the copy nest does not depend on the map (an injective L keeps
-        // which iterations write the same element of N, and N is global): decide it once per operand.
-        analysis::NameAllocator names(t);
-        if (build(t, i, o, m, names).invariants_broken) break;
-        invariants_checked = true;
-      }
       const auto shape = mapped_shape(o, m, box);
       if (shape.empty()) continue;
       std::int64_t numel = 1;
