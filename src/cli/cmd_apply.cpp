@@ -1,4 +1,7 @@
 // `steptp apply --strategy NAME TASK.json [--all | --max K --seed S] [--verify] [-o OUT.jsonl]`
+// `steptp apply --candidate ID TASK.json [--verify] [-o OUT.jsonl]`: apply exactly one candidate given by its
+// printed id (e.g. `loop_split@0/l2{outer=2}`, STRATEGIES.md §5); a malformed id or a stale site (the strategy's
+// re-check fails: StrategyError S001 stale site, S002 bad parameters) exits 2 with the code on one line.
 // Enumerates the candidates of one strategy on a task (STRATEGIES.md §5) and writes one JSON object per line:
 //   {"task": <after-task object>, "strategy", "candidate": id, "params": {..}, "class": "E|R|D|P",
 //    "facts": {..}, "equivalence": <interp::EquivResult JSON, with --verify>}
@@ -7,6 +10,7 @@
 // or invalid task: the validator's error; unknown strategy).
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -24,7 +28,7 @@ namespace steptp::cli {
 namespace {
 
 struct ApplyOpts {
-  std::string strategy, file, out;
+  std::string strategy, file, out, candidate;
   bool all = false, verify = false;
   std::size_t max = 0;
   std::uint64_t seed = 0;
@@ -33,8 +37,20 @@ struct ApplyOpts {
 };
 
 int run_apply(const ApplyOpts& o) {
-  const strategy::StrategyInfo* s = strategy::find(o.strategy);
-  if (!s) return fail("unknown strategy '" + o.strategy + "' (see `steptp strategies list`)");
+  std::optional<strategy::Candidate> one;
+  std::string name = o.strategy;
+  if (!o.candidate.empty()) {
+    one = strategy::parse_candidate_id(o.candidate);
+    if (!one)
+      return fail("S002 malformed candidate id '" + o.candidate +
+                  "' (expected strategy@site{name=value,...}, e.g. loop_split@0/l2{outer=2})");
+    if (!name.empty() && name != one->strategy)
+      return fail("--strategy " + name + " does not match the candidate's strategy " + one->strategy);
+    name = one->strategy;
+  }
+  if (name.empty()) return fail("give --strategy NAME or --candidate ID");
+  const strategy::StrategyInfo* s = strategy::find(name);
+  if (!s) return fail("unknown strategy '" + name + "' (see `steptp strategies list`)");
   ir::Task t;
   std::shared_ptr<const interp::TensorMap> fixed;  // --verify: the task's stored weights
   try {
@@ -49,8 +65,13 @@ int run_apply(const ApplyOpts& o) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  auto cands = strategy::enumerate_candidates(*s, t);
-  if (!o.all && o.max > 0) cands = strategy::sample_candidates(cands, o.max, o.seed);
+  std::vector<strategy::Candidate> cands;
+  if (one) {
+    cands.push_back(*one);
+  } else {
+    cands = strategy::enumerate_candidates(*s, t);
+    if (!o.all && o.max > 0) cands = strategy::sample_candidates(cands, o.max, o.seed);
+  }
   std::ostringstream out;
   int failures = 0;
   for (const auto& c : cands) {
@@ -75,6 +96,7 @@ int run_apply(const ApplyOpts& o) {
         if (!r.equivalent) ++failures;
       }
     } catch (const strategy::StrategyError& e) {
+      if (one) return fail(c.id() + ": " + e.code() + " " + e.what());  // the named candidate is stale
       ++failures;
       std::cerr << "steptp: " << c.id() << ": " << e.code() << " " << e.what() << "\n";
       continue;
@@ -95,12 +117,16 @@ int run_apply(const ApplyOpts& o) {
 CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
   auto o = std::make_shared<ApplyOpts>();
   auto* sub = app.add_subcommand("apply", "Apply one strategy's candidates to a task; JSONL with facts");
-  sub->add_option("--strategy", o->strategy, "Strategy name (steptp strategies list)")->required();
+  sub->add_option("--strategy", o->strategy, "Strategy name (steptp strategies list); required without --candidate");
+  auto* cand = sub->add_option("--candidate", o->candidate,
+                               "Apply only this candidate, by printed id (e.g. 'loop_split@0/l2{outer=2}'); a stale "
+                               "or malformed id exits 2 with its StrategyError code");
   sub->add_option("task", o->file, "Task file (.json object or JSONL: first task)")->required();
   auto* all = sub->add_flag("--all", o->all, "Every candidate (default)");
   auto* mx = sub->add_option("--max", o->max, "Draw at most K candidates (with --seed)");
   sub->add_option("--seed", o->seed, "Seed of the candidate draw (std::mt19937_64)");
   all->excludes(mx);
+  cand->excludes(all)->excludes(mx);
   sub->add_flag("--verify", o->verify, "Check each candidate with the equivalence checker (exact for class E)");
   sub->add_option("-o,--output", o->out, "Write the JSONL here (atomically) instead of stdout");
   o->budget.add_options(sub, "--verify: ");

@@ -1,6 +1,7 @@
 // CLI tests: `steptp strategies list` and `steptp apply`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -8,17 +9,20 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 namespace {
 
 struct CliRun {
   int rc = -1;
-  std::string out;
+  std::string out, err;
 };
 
 CliRun run(const std::string& args) {
-  std::string cmd = std::string(STEPTP_BINARY) + " " + args + " 2>/dev/null";
+  const std::string err_path = ::testing::TempDir() + "cli_strategies_stderr_" + std::to_string(getpid()) + ".txt";
+  std::string cmd = std::string(STEPTP_BINARY) + " " + args + " 2>" + err_path;
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -27,6 +31,10 @@ CliRun run(const std::string& args) {
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
   int st = pclose(p);
   r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream ef(err_path);
+  std::stringstream ss;
+  ss << ef.rdbuf();
+  r.err = ss.str();
   return r;
 }
 
@@ -97,4 +105,32 @@ TEST(CliStrategies, BadInputExitsTwo) {
   EXPECT_EQ(run("apply --strategy loop_split " + bad).rc, 2);
   std::string task = write_tmp("gemm_task2.json", kGemmTask);
   EXPECT_EQ(run("apply --strategy no_such " + task).rc, 2);
+}
+
+// `apply --candidate ID`: exactly one candidate; a stale site or malformed id exits 2 with the StrategyError code
+// on one line (issue #12), never a crash.
+TEST(CliStrategies, ApplyOneCandidateByIdAndRejectStaleOnes) {
+  std::string task = write_tmp("gemm_task_cand.json", kGemmTask);
+  CliRun ok = run("apply --candidate 'loop_split@0/l2{outer=2}' " + task);
+  ASSERT_EQ(ok.rc, 0) << ok.err;
+  auto rec = nlohmann::json::parse(ok.out);
+  EXPECT_EQ(rec["candidate"], "loop_split@0/l2{outer=2}");
+  EXPECT_EQ(rec["task"]["leir"],
+            "B^{8}_{tx=0}L^{4}_{a=0}L^{2}_{d=0}L^{3}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,d*3+c}*"
+            "E^{f32,g}_{d*3+c,a};];");
+  struct Bad {
+    const char* id;
+    const char* code;
+  };
+  for (const Bad& b : {Bad{"loop_split@0/l9{outer=2}", "S001"}, Bad{"loop_split@3{outer=2}", "S001"},
+                       Bad{"loop_split@0/l2{outer=5}", "S002"}, Bad{"loop_split@@", "S002"},
+                       Bad{"operator_fusion@0{demote=keep}", "S001"}}) {
+    CliRun r = run(std::string("apply --candidate '") + b.id + "' " + task);
+    EXPECT_EQ(r.rc, 2) << b.id;
+    EXPECT_NE(r.err.find(b.code), std::string::npos) << b.id << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  EXPECT_EQ(run("apply --strategy loop_tiling --candidate 'loop_split@0/l2{outer=2}' " + task).rc, 2);
+  EXPECT_EQ(run("apply " + task).rc, 2);
 }
