@@ -9,6 +9,34 @@
 
 namespace steptp::strategy::analysis {
 
+namespace {
+// Exact shortcut of the value-flow test: every access to `buffer` is in a statement directly in the nest's body
+// (so the B loops enclosing it are the header's) and uses one subscript of distinct plain keys that are exactly the
+// header keys. Each element is then touched in one header iteration only, so every read sees a value written in
+// its own iteration of every header loop, B loops included (or no write at all, which the flow test accepts too).
+bool same_iteration_accesses(const ir::Nest& n, const std::string& buffer) {
+  std::set<std::string> header;
+  for (const auto& l : n.loops) header.insert(l.var);
+  const ir::Expr* first = nullptr;
+  for (const auto& it : n.body) {
+    if (it.is_nest()) {
+      if (nest_buffers(it.nest()).read.count(buffer) || nest_buffers(it.nest()).written.count(buffer)) return false;
+      continue;
+    }
+    for (const auto& a : stmt_accesses(it.stmt())) {
+      if (a.buffer() != buffer) continue;
+      std::set<std::string> keys;
+      for (const auto& e : a.ref->args)
+        if (e.kind != ir::ExprKind::Var || !keys.insert(e.text).second) return false;
+      if (keys != header) return false;
+      if (first && !(first->args == a.ref->args)) return false;
+      first = a.ref;
+    }
+  }
+  return true;
+}
+}  // namespace
+
 bool confined(const ir::Program& p, const std::string& buffer, ir::Scope scope) {
   if (scope == ir::Scope::Global) return true;
   int top = -1;
@@ -28,6 +56,7 @@ bool confined(const ir::Program& p, const std::string& buffer, ir::Scope scope) 
       break;
     }
   if (first_b < 0) return false;
+  if (same_iteration_accesses(n, buffer)) return true;
   auto stmts = poly_stmts(p, static_cast<std::uint32_t>(top));
   auto ctxs = collect_stmts(n, NestPath{static_cast<std::uint32_t>(top)});
   std::vector<std::size_t> prefix(stmts.size(), SIZE_MAX);

@@ -1,8 +1,9 @@
 // operator_fusion (STRATEGIES.md §11 entry 0): merge top-level nests i and i+1 whose headers are equal up to a
 // bijective, order-preserving key renaming (same kinds and extents at each position) into one nest that runs
 // body i, then body i+1 with its header keys renamed to nest i's by position (simultaneously).
-// Legality: the fused schedule respects every dependence between the two bodies (isl, §7.1: reschedule_range +
-// check_schedule), and the fused nest keeps the nest invariants (parallel loops inside a bound loop, §8.5 parallel
+// Legality: the fused schedule respects every dependence between the two bodies: an exact structural proof when
+// every shared buffer is accessed through one all-header-keys subscript (same_iteration_only), else isl (§7.1:
+// reschedule_range + check_schedule), and the fused nest keeps the nest invariants (parallel loops inside a bound loop, §8.5 parallel
 // loops dependence-free, scope confinement). Structural rejections (never invalid output): a nested key of nest
 // i+1 equal to one of nest i's header keys (E112), two B loops selecting one hardware axis (E114).
 // Param `demote` in {keep, l, s}: l/s set that scope on every non-known buffer accessed only inside the fused nest;
@@ -29,7 +30,8 @@ struct Plan {
   ir::Task after;                            // fused, scopes unchanged
   std::map<std::string, std::string> renaming;  // nest i+1 key -> nest i key (changed keys only)
   std::vector<analysis::KeyMap> old_key_of;  // per statement of the fused nest
-  analysis::ScheduleCheck deps;
+  analysis::ScheduleCheck deps;             // isl's answer (method "isl")
+  std::string method = "isl";                // or "structural": same_iteration_only proved the schedule legal
   std::vector<std::string> local;            // non-known buffers accessed only in the fused nest
   std::vector<std::string> demotes;          // "l" / "s" that every local buffer passes
 };
@@ -37,6 +39,37 @@ struct Plan {
 void clear_inner_tails(ir::Nest& n) {
   for (std::size_t k = 0; k + 1 < n.body.size(); ++k)
     if (n.body[k].is_nest()) n.body[k].nest().tail = false;
+}
+
+/// Exact structural proof that fusing `a` with `b_renamed` (nest i+1 with its keys renamed to a's header keys)
+/// respects every dependence: every buffer that one nest writes and the other accesses is accessed everywhere in
+/// both nests through one subscript of distinct plain keys that are exactly the header's keys. Each element is then
+/// touched in one header iteration only, so every dependence between the nests joins instances of the same
+/// iteration, which the fused body order (body i, then body i+1) keeps; dependences inside each body keep their
+/// relative order. When the test does not apply, isl decides (§7.1).
+bool same_iteration_only(const ir::Nest& a, const ir::Nest& b_renamed) {
+  std::set<std::string> header;
+  for (const auto& l : a.loops) header.insert(l.var);
+  const auto ba = analysis::nest_buffers(a), bb = analysis::nest_buffers(b_renamed);
+  std::set<std::string> shared;
+  for (const auto& x : ba.written)
+    if (bb.read.count(x) || bb.written.count(x)) shared.insert(x);
+  for (const auto& x : bb.written)
+    if (ba.read.count(x)) shared.insert(x);
+  std::map<std::string, const ir::Expr*> subscript;
+  bool ok = true;
+  for (const ir::Nest* n : {&a, &b_renamed})
+    for (const auto& sc : analysis::collect_stmts(*n, {0}))
+      for (const auto& acc : analysis::stmt_accesses(*sc.stmt)) {
+        if (!ok || !shared.count(acc.buffer())) continue;
+        const ir::Expr& r = *acc.ref;
+        std::set<std::string> keys;
+        for (const auto& e : r.args) ok = ok && e.kind == ir::ExprKind::Var && keys.insert(e.text).second;
+        ok = ok && keys == header;
+        auto [it, fresh] = subscript.emplace(acc.buffer(), &r);
+        ok = ok && (fresh || it->second->args == r.args);
+      }
+  return ok;
 }
 
 std::optional<Plan> plan_uncached(const ir::Task& t, std::uint32_t i) {
@@ -63,6 +96,7 @@ std::optional<Plan> plan_uncached(const ir::Task& t, std::uint32_t i) {
 
   ir::Nest second = b;
   analysis::substitute(second, km);
+  const bool shortcut = same_iteration_only(a, second);  // before second's items move into the fused nest
   ir::Nest fused = a;
   for (auto& it : second.body) fused.body.push_back(std::move(it));
   clear_inner_tails(fused);
@@ -77,9 +111,13 @@ std::optional<Plan> plan_uncached(const ir::Task& t, std::uint32_t i) {
   const std::size_t n2 = analysis::collect_stmts(b, {i + 1}).size();
   p.old_key_of.assign(n1, {});
   p.old_key_of.insert(p.old_key_of.end(), n2, km);
-  p.deps = analysis::check_schedule(analysis::reschedule_range(t.program, i, i + 2, p.after.program, i, i + 1,
-                                                               p.old_key_of));
-  if (!p.deps.legal) return std::nullopt;
+  if (shortcut) {
+    p.method = "structural";
+  } else {
+    p.deps = analysis::check_schedule(analysis::reschedule_range(t.program, i, i + 2, p.after.program, i, i + 1,
+                                                                 p.old_key_of));
+    if (!p.deps.legal) return std::nullopt;
+  }
   if (!loop::nest_invariants_broken(p.after.program, i).empty()) return std::nullopt;
 
   // Buffers local to the fused nest.
@@ -177,8 +215,10 @@ Applied apply_operator_fusion(const ir::Task& t, const Candidate& c) {
   f.set("carried_buffers", carried);
   f.set("scope_changes", scope_changes);
   f.set("local_buffers", p.local);
-  f.legality("fused schedule respects every dependence between the two bodies", "isl", true,
-             std::to_string(p.deps.dependences) + " dependence relations respected" +
+  f.legality("fused schedule respects every dependence between the two bodies", p.method, true,
+             (p.method == "isl" ? std::to_string(p.deps.dependences) + " dependence relations respected"
+                                : std::string("every buffer shared by the two nests is accessed through one subscript "
+                                              "of all header keys: dependences join the same iteration")) +
                  (carried.empty() ? std::string() : "; carried buffers " + carried.dump()));
   f.legality("nest invariants (parallel loops, scope confinement)", "isl", true);
   return finish(t, std::move(p.after), std::move(f), Exactness::Exact);
