@@ -117,6 +117,11 @@ const std::vector<StrategyInfo>& table() {
          "Precompute one compound index expression into an integer lookup table, and index through the table "
          "instead.",
          memory::enumerate_precompute_indices, memory::apply_precompute_indices},
+        {"partially_equivalent_then_correct", 35, Family::Special,
+         "Run two identical zero-padded convolutions as one convolution over the two inputs concatenated along a "
+         "spatial axis, then recompute exactly the output positions near the seam, where the fused result is "
+         "wrong.",
+         special::enumerate_petc, special::apply_petc},
         {"normal_loop_max_to_prefix_max", 36, Family::Special,
          "Turn a max-reduction into a running (prefix) maximum along its reduction axis, followed by a read of the "
          "last prefix element.",
