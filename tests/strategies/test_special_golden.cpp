@@ -76,6 +76,15 @@ TEST(SpecialPrefixMax, NegativeSites) {
   EXPECT_TRUE(candidate_ids(kPrefixMax, max_task("B^{8}_{tx=0}L^{6}_{a=0}[D_{tx}=max(D_{tx},A_{tx,a});"
                                                  "H_{tx,a}=A_{tx,a};];"))
                   .empty());
+  // The reduction key is the bound loop (Softmax_dim0's form): the prefix would run across threads.
+  EXPECT_TRUE(candidate_ids(kPrefixMax, make_task("B^{6}_{tx=0}L^{8}_{a=0}[D_{a}=max(D_{a},A_{a,tx});];",
+                                                  {{"A", R::Input, {8, 6}}, {"D", R::Output, {8}}}))
+                  .empty());
+  // An integer accumulator (no -inf identity in the prefix form).
+  EXPECT_TRUE(candidate_ids(kPrefixMax, make_task("B^{8}_{tx=0}L^{6}_{a=0}[D^{i32,g}_{tx}=max(D^{i32,g}_{tx},A^{i32,g}_{tx,a});];",
+                                                  {{"A", R::Input, {8, 6}, steptp::ir::DType::I32},
+                                                   {"D", R::Output, {8}, steptp::ir::DType::I32}}))
+                  .empty());
   // A min reduction.
   EXPECT_TRUE(candidate_ids(kPrefixMax, max_task("B^{8}_{tx=0}L^{6}_{a=0}[D_{tx}=min(D_{tx},A_{tx,a});];")).empty());
 }
@@ -140,6 +149,11 @@ TEST(SpecialSumExp, NegativeSites) {
   // The sum subtracts something other than M.
   EXPECT_TRUE(candidate_ids(kSumExp, pair_task(max_nest("A_{tx,a}") +
                                                "B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-C_{tx,a});];"))
+                  .empty());
+  // The sum reads M at another subscript than the max writes.
+  EXPECT_TRUE(candidate_ids(kSumExp, make_task(max_nest("A_{tx,a}") +
+                                               "B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-D_{a});];",
+                                               {{"A", R::Input, {8, 6}}, {"D", R::Output, {8}}, {"E", R::Output, {8}}}))
                   .empty());
   // Sum not over exp.
   EXPECT_TRUE(candidate_ids(kSumExp, pair_task(max_nest("A_{tx,a}") +
@@ -209,6 +223,21 @@ TEST(SpecialOnlineSoftmax, NegativeSites) {
   // The normalisation divides by something else.
   EXPECT_TRUE(candidate_ids(kOnline, triple_task(max_nest("A_{tx,a}") + sum_nest("A_{tx,a}") +
                                                  "B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=exp(A_{tx,a}-D_{tx})*E_{tx};];"))
+                  .empty());
+}
+
+TEST(SpecialOnlineSoftmax, NormalisationWithOtherKeys) {
+  // y'' equals y up to a key renaming (the normalisation nest uses c and its own header order).
+  auto t = triple_task(max_nest("A_{tx,a}") + sum_nest("A_{tx,a}") +
+                       "B^{8}_{tx=0}L^{6}_{c=0}[C_{tx,c}=exp(A_{tx,c}-D_{tx})/E_{tx};];");
+  ASSERT_EQ(candidate_ids(kOnline, t), (Ids{"online_softmax@2/s0"}));
+  auto a = apply_id("online_softmax@2/s0", t);
+  EXPECT_NE(leir(a).find(expand_refs("[C_{tx,c}=exp(A_{tx,c}-F_{tx,5})/G_{tx,5};]")), std::string::npos);
+  EXPECT_TRUE(equivalent_in_class(t, a));
+  // A renaming that is not consistent with M's subscript (D read at c) is no site.
+  EXPECT_TRUE(candidate_ids(kOnline, make_task(max_nest("A_{tx,a}") + sum_nest("A_{tx,a}") +
+                                               "B^{8}_{tx=0}L^{6}_{c=0}[C_{tx,c}=exp(A_{tx,c}-D_{c})/E_{tx};];",
+                                               {{"A", R::Input, {8, 6}}, {"C", R::Output, {8, 6}}}))
                   .empty());
 }
 

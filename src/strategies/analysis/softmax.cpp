@@ -179,18 +179,15 @@ std::vector<AttentionSite> match_attention(const ir::Task& t) {
     // P's subscript: distinct plain keys that map onto every key of the max nest, with equal extents.
     if (!plain_distinct_keys(P) || P.args.size() != mxn.loops.size()) continue;
     std::vector<std::string> p_max;  // max key of each entry of P's subscript
-    bool ok = true;
     std::set<std::string> images;
     for (const auto& e : P.args) {
       auto it = tri.keys.to_first.find(e.text);
       if (it == tri.keys.to_first.end() || extent_of(dn, e.text) != extent_of(mxn, it->second) ||
-          !images.insert(it->second).second) {
-        ok = false;
+          !images.insert(it->second).second)
         break;
-      }
       p_max.push_back(it->second);
     }
-    if (!ok) continue;
+    if (p_max.size() != P.args.size()) continue;
     int p_writes = 0;
     ir::for_each_stmt(p, [&](const ir::Stmt& s, const auto&, std::size_t) { p_writes += s.lhs.text == P.text; });
     if (p_writes != 1) continue;
@@ -221,16 +218,13 @@ std::vector<AttentionSite> match_attention(const ir::Task& t) {
         continue;
       AttentionSite a;
       a.kp = red->reduction_keys[0];
-      for (std::size_t i = 0; i < pr->args.size() && ok; ++i) {
+      bool extents_ok = true;  // the product's P keys map onto the max nest's keys with equal extents
+      for (std::size_t i = 0; i < pr->args.size(); ++i) {
         const std::string& pk = pr->args[i].text;
         a.to_max[pk] = p_max[i];
-        if (extent_of(pn, pk) != extent_of(mxn, p_max[i])) ok = false;
+        extents_ok = extents_ok && extent_of(pn, pk) == extent_of(mxn, p_max[i]);
       }
-      if (!ok) {
-        ok = true;
-        continue;
-      }
-      if (a.to_max.count(a.kp) == 0 || a.to_max[a.kp] != tri.pair.max.k) continue;
+      if (!extents_ok || a.to_max.count(a.kp) == 0 || a.to_max[a.kp] != tri.pair.max.k) continue;
       std::set<std::string> o_keys;
       for (const auto& e : s->lhs.args) o_keys.insert(e.text);
       bool spatial_ok = true;

@@ -436,8 +436,10 @@ Applied apply_petc(const ir::Task& t, const Candidate& c) {
   Facts fa(info, c);
   fa.site_nest(p, c.ref.nest);
   fa.site_stmt(cst);
-  fa.set("pads", {{{"nest", site->p1.nest}, {"p", a.lo}, {"guard", ir::print_expr(pst.rhs.args[0])}},
-                  {{"nest", site->p2.nest}, {"p", a.lo}, {"guard", ir::print_expr(site->p2.stmt->rhs.args[0])}}});
+  const std::int64_t p_high = a.nF - a.lo - a.n;
+  fa.set("pads", {{{"nest", site->p1.nest}, {"p", a.lo}, {"p_high", p_high}, {"guard", ir::print_expr(pst.rhs.args[0])}},
+                  {{"nest", site->p2.nest}, {"p", a.lo}, {"p_high", p_high},
+                   {"guard", ir::print_expr(site->p2.stmt->rhs.args[0])}}});
   fa.set("convs", {{{"nest", site->c1.nest}, {"kernel_access", ir::print_expr(*site->c1.w)}},
                    {{"nest", site->c2.nest}, {"kernel_access", ir::print_expr(*site->c2.w)}}});
   fa.set("axis", {{"key", a.o}, {"n", a.n}, {"K", a.K}, {"reduction_key", a.r}});
