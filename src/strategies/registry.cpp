@@ -9,6 +9,7 @@
 #include "strategies/graph/graph.hpp"
 #include "strategies/loop/loop.hpp"
 #include "strategies/memory/memory.hpp"
+#include "strategies/special/special.hpp"
 
 namespace steptp::strategy {
 
@@ -116,6 +117,27 @@ const std::vector<StrategyInfo>& table() {
          "Precompute one compound index expression into an integer lookup table, and index through the table "
          "instead.",
          memory::enumerate_precompute_indices, memory::apply_precompute_indices},
+        {"partially_equivalent_then_correct", 35, Family::Special,
+         "Run two identical zero-padded convolutions as one convolution over the two inputs concatenated along a "
+         "spatial axis, then recompute exactly the output positions near the seam, where the fused result is "
+         "wrong.",
+         special::enumerate_petc, special::apply_petc},
+        {"normal_loop_max_to_prefix_max", 36, Family::Special,
+         "Turn a max-reduction into a running (prefix) maximum along its reduction axis, followed by a read of the "
+         "last prefix element.",
+         special::enumerate_prefix_max, special::apply_prefix_max},
+        {"normal_loop_summation_on_exp_to_prefix_summation_on_exp", 40, Family::Special,
+         "Fuse a max-reduction and the sum of exponentials that follows it into one pass that keeps a running "
+         "maximum and a running rescaled sum (the online normaliser).",
+         special::enumerate_prefix_sum_exp, special::apply_prefix_sum_exp},
+        {"online_softmax", 41, Family::Special,
+         "Compute a softmax with the online normaliser, reading the final running maximum and sum directly in the "
+         "normalisation step instead of materialising the separate max and sum.",
+         special::enumerate_online_softmax, special::apply_online_softmax},
+        {"flashattention_wo_tiling", 42, Family::Special,
+         "Fuse an online softmax with the matrix product that consumes it: a running, rescaled output accumulator "
+         "is updated along the softmax axis, and the probability matrix is never materialised.",
+         special::enumerate_flash_attention, special::apply_flash_attention},
     };
     std::sort(v.begin(), v.end(), [](const StrategyInfo& a, const StrategyInfo& b) { return a.index < b.index; });
     return v;
