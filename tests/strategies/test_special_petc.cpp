@@ -89,7 +89,9 @@ TEST(SpecialPetc, SeamCorrectionsStayInRange) {  // B20
       ++writes;
     });
     EXPECT_GE(writes, 2u);
-    if (c.lo == 0 && c.hi == 0) EXPECT_EQ(a.facts["elements_recomputed"], 0);  // no seam without padding
+    if (c.lo == 0 && c.hi == 0) {
+      EXPECT_EQ(a.facts["elements_recomputed"], 0);  // no seam without padding
+    }
   }
 }
 
