@@ -147,11 +147,9 @@ Applied apply_flash_attention(const ir::Task& t, const Candidate& c) {
   fa.legality("no write to " + site->v->text + " or the scores' inputs between the softmax and the product",
               "structural", true, "value preservation at buffer level (§7.4)");
   guard_fact(fa, f);
-  std::int64_t acc_elems = nest_elements(p.nests[m]) * nest_elements(inner);
-  const std::int64_t elems = nest_elements(p.nests[m]);
-  fa.cost("elements_added", 2 * elems + acc_elems);
-  fa.cost("bytes_added", elems * (ir::dtype_bytes(f.mp.dtype) + ir::dtype_bytes(f.lp.dtype)) +
-                             acc_elems * ir::dtype_bytes(acc.dtype));
+  const std::int64_t acc_elems = prefix_cost(fa, p.nests[m], f) * nest_elements(inner);
+  fa.cost("elements_added", acc_elems);  // Facts::cost adds to the prefix buffers' figures
+  fa.cost("bytes_added", acc_elems * ir::dtype_bytes(acc.dtype));
   return finish(t, std::move(after), std::move(fa), Exactness::Reassoc, &names);
 }
 

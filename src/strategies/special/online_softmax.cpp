@@ -78,9 +78,7 @@ Applied apply_online_softmax(const ir::Task& t, const Candidate& c) {
               ir::print_stmt(*tri->div));
   fa.legality("no write to " + M + " or " + S + " between the sum and the normalisation", "structural", true);
   guard_fact(fa, f);
-  const std::int64_t elems = nest_elements(t.program.nests[m]);
-  fa.cost("elements_added", 2 * elems);
-  fa.cost("bytes_added", elems * (ir::dtype_bytes(f.mp.dtype) + ir::dtype_bytes(f.lp.dtype)));
+  prefix_cost(fa, t.program.nests[m], f);
   return finish(t, std::move(after), std::move(fa), Exactness::Reassoc, &names);
 }
 

@@ -62,9 +62,7 @@ Applied apply_prefix_sum_exp(const ir::Task& t, const Candidate& c) {
   fa.legality("implicit init of both reductions, one serial reduction key", "structural", true, pr->max.k);
   if (f.guarded)
     guard_fact(fa, f);
-  const std::int64_t elems = nest_elements(t.program.nests[m]);
-  fa.cost("elements_added", 2 * elems);
-  fa.cost("bytes_added", elems * (ir::dtype_bytes(f.mp.dtype) + ir::dtype_bytes(f.lp.dtype)));
+  prefix_cost(fa, t.program.nests[m], f);
   return finish(t, std::move(after), std::move(fa), Exactness::Reassoc, &names);
 }
 

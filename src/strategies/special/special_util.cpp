@@ -117,4 +117,11 @@ std::int64_t nest_elements(const ir::Nest& nest) {
   return e;
 }
 
+std::int64_t prefix_cost(Facts& fa, const ir::Nest& nest, const FusedSoftmax& f) {
+  const std::int64_t elems = nest_elements(nest);
+  fa.cost("elements_added", 2 * elems);
+  fa.cost("bytes_added", elems * (ir::dtype_bytes(f.mp.dtype) + ir::dtype_bytes(f.lp.dtype)));
+  return elems;
+}
+
 }  // namespace steptp::strategy::special

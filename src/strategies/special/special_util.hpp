@@ -74,4 +74,8 @@ void guard_fact(Facts& fa, const FusedSoftmax& f);
 /// Number of elements of a prefix buffer written over `nest`'s loops (product of the extents).
 std::int64_t nest_elements(const ir::Nest& nest);
 
+/// Records the cost of the two prefix buffers Mp and Lp written over `nest`'s loops (elements_added, bytes_added)
+/// and returns their element count each.
+std::int64_t prefix_cost(Facts& fa, const ir::Nest& nest, const FusedSoftmax& f);
+
 }  // namespace steptp::strategy::special
