@@ -68,6 +68,15 @@ const std::vector<StrategyInfo>& table() {
          "Replace every read of an intermediate by the expression that produces it, with the read's entries "
          "substituted for the producer's loop keys, and delete the producer.",
          graph::enumerate_compute_inline, graph::apply_compute_inline},
+        {"expression_splitting", 3, Family::Graph,
+         "Materialise one sub-expression of a statement in a fresh intermediate, computed by a new nest just before "
+         "the statement's nest, and read the intermediate in its place.",
+         graph::enumerate_expression_splitting, graph::apply_expression_splitting},
+        {"dead_code_elimination", 7, Family::Graph,
+         "Delete a statement whose results are never used, and delete its nest too if the nest becomes empty.",
+         graph::enumerate_dead_code_elimination, graph::apply_dead_code_elimination},
+        {"expression_reorder", 8, Family::Graph, "Swap two consecutive independent loop nests.",
+         graph::enumerate_expression_reorder, graph::apply_expression_reorder},
         {"loop_reorder", 9, Family::Loop, "Swap two loops of one nest header, together with their kinds and extents.",
          loop::enumerate_reorder, loop::apply_reorder},
         {"loop_tiling", 10, Family::Loop,

@@ -1,5 +1,5 @@
-// The graph family (STRATEGIES.md §11 entries 0-2 here): enumerate/apply pairs registered in registry.cpp.
-// One strategy per file: operator_fusion.cpp, operator_fission.cpp, compute_inline.cpp.
+// The graph family (STRATEGIES.md §11 entries 0-8): enumerate/apply pairs registered in registry.cpp.
+// One strategy per file, named after the strategy.
 #pragma once
 #include <vector>
 
@@ -13,5 +13,14 @@ std::vector<Site> enumerate_operator_fission(const ir::Task& t);
 Applied apply_operator_fission(const ir::Task& t, const Candidate& c);
 std::vector<Site> enumerate_compute_inline(const ir::Task& t);
 Applied apply_compute_inline(const ir::Task& t, const Candidate& c);
+/// Entry 3: materialise one sub-expression of a statement in a fresh intermediate (expression_splitting.cpp).
+std::vector<Site> enumerate_expression_splitting(const ir::Task& t);
+Applied apply_expression_splitting(const ir::Task& t, const Candidate& c);
+/// Entry 7: delete a dead statement and any nest left empty (dead_code_elimination.cpp).
+std::vector<Site> enumerate_dead_code_elimination(const ir::Task& t);
+Applied apply_dead_code_elimination(const ir::Task& t, const Candidate& c);
+/// Entry 8: swap two consecutive independent top-level nests (expression_reorder.cpp).
+std::vector<Site> enumerate_expression_reorder(const ir::Task& t);
+Applied apply_expression_reorder(const ir::Task& t, const Candidate& c);
 
 }  // namespace steptp::strategy::graph
