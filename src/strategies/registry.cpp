@@ -72,6 +72,10 @@ const std::vector<StrategyInfo>& table() {
          "Materialise one sub-expression of a statement in a fresh intermediate, computed by a new nest just before "
          "the statement's nest, and read the intermediate in its place.",
          graph::enumerate_expression_splitting, graph::apply_expression_splitting},
+        {"common_subexpression_elimination", 6, Family::Graph,
+         "Compute a repeated sub-expression once, into a fresh intermediate placed before its first use, and read "
+         "that intermediate at every occurrence.",
+         graph::enumerate_common_subexpression_elimination, graph::apply_common_subexpression_elimination},
         {"dead_code_elimination", 7, Family::Graph,
          "Delete a statement whose results are never used, and delete its nest too if the nest becomes empty.",
          graph::enumerate_dead_code_elimination, graph::apply_dead_code_elimination},

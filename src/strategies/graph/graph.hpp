@@ -16,6 +16,10 @@ Applied apply_compute_inline(const ir::Task& t, const Candidate& c);
 /// Entry 3: materialise one sub-expression of a statement in a fresh intermediate (expression_splitting.cpp).
 std::vector<Site> enumerate_expression_splitting(const ir::Task& t);
 Applied apply_expression_splitting(const ir::Task& t, const Candidate& c);
+/// Entry 6: compute a repeated sub-expression once into a fresh intermediate
+/// (common_subexpression_elimination.cpp).
+std::vector<Site> enumerate_common_subexpression_elimination(const ir::Task& t);
+Applied apply_common_subexpression_elimination(const ir::Task& t, const Candidate& c);
 /// Entry 7: delete a dead statement and any nest left empty (dead_code_elimination.cpp).
 std::vector<Site> enumerate_dead_code_elimination(const ir::Task& t);
 Applied apply_dead_code_elimination(const ir::Task& t, const Candidate& c);
