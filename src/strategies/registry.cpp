@@ -72,6 +72,10 @@ const std::vector<StrategyInfo>& table() {
          "Materialise one sub-expression of a statement in a fresh intermediate, computed by a new nest just before "
          "the statement's nest, and read the intermediate in its place.",
          graph::enumerate_expression_splitting, graph::apply_expression_splitting},
+        {"tensor_concat_to_fuse_operators", 4, Family::Graph,
+         "Run two instances of the same operator on different tensors as one operator over concatenated inputs, "
+         "then split the result back into the two outputs.",
+         graph::enumerate_tensor_concat_to_fuse_operators, graph::apply_tensor_concat_to_fuse_operators},
         {"common_subexpression_elimination", 6, Family::Graph,
          "Compute a repeated sub-expression once, into a fresh intermediate placed before its first use, and read "
          "that intermediate at every occurrence.",

@@ -16,6 +16,9 @@ Applied apply_compute_inline(const ir::Task& t, const Candidate& c);
 /// Entry 3: materialise one sub-expression of a statement in a fresh intermediate (expression_splitting.cpp).
 std::vector<Site> enumerate_expression_splitting(const ir::Task& t);
 Applied apply_expression_splitting(const ir::Task& t, const Candidate& c);
+/// Entry 4: run two instances of one operator over concatenated inputs (tensor_concat_to_fuse_operators.cpp).
+std::vector<Site> enumerate_tensor_concat_to_fuse_operators(const ir::Task& t);
+Applied apply_tensor_concat_to_fuse_operators(const ir::Task& t, const Candidate& c);
 /// Entry 6: compute a repeated sub-expression once into a fresh intermediate
 /// (common_subexpression_elimination.cpp).
 std::vector<Site> enumerate_common_subexpression_elimination(const ir::Task& t);
