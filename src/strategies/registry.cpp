@@ -76,6 +76,10 @@ const std::vector<StrategyInfo>& table() {
          "Run two instances of the same operator on different tensors as one operator over concatenated inputs, "
          "then split the result back into the two outputs.",
          graph::enumerate_tensor_concat_to_fuse_operators, graph::apply_tensor_concat_to_fuse_operators},
+        {"tensor_split_to_decouple_operators", 5, Family::Graph,
+         "Split one operator into two independent operators on slices of its inputs, copy each slice into its own "
+         "tensor, and combine the two partial results.",
+         graph::enumerate_tensor_split_to_decouple_operators, graph::apply_tensor_split_to_decouple_operators},
         {"common_subexpression_elimination", 6, Family::Graph,
          "Compute a repeated sub-expression once, into a fresh intermediate placed before its first use, and read "
          "that intermediate at every occurrence.",

@@ -91,3 +91,81 @@ TEST(TensorConcat, SiteConditions) {
                         k);
   EXPECT_EQ(candidate_ids("tensor_concat_to_fuse_operators", lazy), Ids{});
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// 5 tensor_split_to_decouple_operators
+// ---------------------------------------------------------------------------------------------------------------
+
+namespace {
+const char* kSplitId = "tensor_split_to_decouple_operators@0/s0{variant=reduction,axis=c,v=4}";
+}
+
+TEST(TensorSplit, CatalogueExampleReduction) {
+  auto t = make_task("B^{8}_{tx=0}L^{4}_{a=0}L^{6}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*E_{c,a};];",
+                     {{"A", R::Input, {8, 6}}, {"E", R::Input, {6, 4}}, {"D", R::Output, {8, 4}}, {"C", R::Input, {1}}});
+  auto ids = candidate_ids("tensor_split_to_decouple_operators", t);
+  // spatial tx (7) and a (3), then reduction c (5).
+  ASSERT_EQ(ids.size(), 15u);
+  EXPECT_EQ(ids[0], "tensor_split_to_decouple_operators@0/s0{variant=spatial,axis=tx,v=1}");
+  EXPECT_EQ(ids[13], kSplitId);
+  auto a = apply_id(kSplitId, t);
+  EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}L^{4}_{a=0}L^{4}_{c=0}[F_{tx,c}=A_{tx,c};G_{c,a}=E_{c,a};];"
+                                 "B^{8}_{tx=0}L^{4}_{a=0}L^{2}_{c=0}[H_{tx,c}=A_{tx,c+4};I_{c,a}=E_{c+4,a};];"
+                                 "B^{8}_{tx=0}L^{4}_{a=0}L^{4}_{c=0}[J_{tx,a}=J_{tx,a}+F_{tx,c}*G_{c,a};];"
+                                 "B^{8}_{tx=0}L^{4}_{a=0}L^{2}_{c=0}[K_{tx,a}=K_{tx,a}+H_{tx,c}*I_{c,a};];"
+                                 "B^{8}_{tx=0}L^{4}_{a=0}[D_{tx,a}=J_{tx,a}+K_{tx,a};];"));
+  EXPECT_EQ(a.cls, st::Exactness::Reassoc);
+  EXPECT_EQ(a.facts["variant"], "reduction");
+  EXPECT_EQ(a.facts["axis"], nlohmann::json({{"key", "c"}, {"n", 6}}));
+  EXPECT_EQ(a.facts["split_point"], 4);
+  EXPECT_EQ(a.facts["reduction_op"], "+");
+  EXPECT_EQ(a.facts["init_status"], "implicit");
+  EXPECT_EQ(a.facts["new_nests"].size(), 5u);
+  EXPECT_EQ(a.facts["names"], nlohmann::json({"F", "G", "H", "I", "J", "K"}));
+  EXPECT_TRUE(equivalent_in_class(t, a));
+}
+
+TEST(TensorSplit, ContinuingSubtractionAndMax) {
+  // Continuing init: O = O + (P1 + P2); '-' combines with '+'. The combine runs over spatial loops only (B2).
+  auto t = make_task("B^{4}_{tx=0}[D_{tx}=A_{tx,0};];B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}[D_{tx}=D_{tx}-A_{tx,c}*Q_{a};];",
+                     {{"A", R::Input, {4, 5}}, {"Q", R::Input, {3}}, {"D", R::Output, {4}}});
+  auto a = apply_id("tensor_split_to_decouple_operators@1/s0{variant=reduction,axis=c,v=2}", t);
+  EXPECT_EQ(a.facts["init_status"], "continuing");
+  EXPECT_NE(leir(a).find(expand_refs("B^{4}_{tx=0}[D_{tx}=D_{tx}+(F_{tx}+G_{tx});];")), std::string::npos) << leir(a);
+  EXPECT_TRUE(equivalent_in_class(t, a));
+  auto m = make_task("B^{4}_{tx=0}L^{5}_{c=0}[D_{tx}=max(D_{tx},A_{tx,c});];",
+                     {{"A", R::Input, {4, 5}}, {"D", R::Output, {4}}});
+  auto b = apply_id("tensor_split_to_decouple_operators@0/s0{variant=reduction,axis=c,v=3}", m);
+  EXPECT_EQ(b.cls, st::Exactness::Exact);
+  EXPECT_TRUE(equivalent_in_class(m, b));
+  check_all_candidates("tensor_split_to_decouple_operators", m);
+}
+
+TEST(TensorSplit, SpatialVariant) {
+  auto t = make_task("B^{4}_{tx=0}L^{3}_{a=0}[C_{tx,a}=exp(A_{tx,a})*Q_{tx}+a;];",
+                     {{"A", R::Input, {4, 3}}, {"Q", R::Input, {4}}, {"C", R::Output, {4, 3}}});
+  auto a = apply_id("tensor_split_to_decouple_operators@0/s0{variant=spatial,axis=a,v=1}", t);
+  EXPECT_EQ(leir(a), expand_refs("B^{4}_{tx=0}L^{1}_{a=0}[D_{tx,a}=A_{tx,a};];B^{4}_{tx=0}L^{2}_{a=0}[E_{tx,a}=A_{tx,a+1};];"
+                                 "B^{4}_{tx=0}L^{1}_{a=0}[F_{tx,a}=exp(D_{tx,a})*Q_{tx}+a;];"
+                                 "B^{4}_{tx=0}L^{2}_{a=0}[G_{tx,a}=exp(E_{tx,a})*Q_{tx}+(a+1);];"
+                                 "B^{4}_{tx=0}L^{1}_{a=0}[C_{tx,a}=F_{tx,a};];B^{4}_{tx=0}L^{2}_{a=0}[C_{tx,a+1}=G_{tx,a};];"));
+  EXPECT_EQ(a.cls, st::Exactness::Exact);
+  EXPECT_TRUE(equivalent_in_class(t, a));
+  EXPECT_EQ(check_all_candidates("tensor_split_to_decouple_operators", t), 5u);  // tx: 3, a: 2
+}
+
+TEST(TensorSplit, SiteConditions) {
+  // Reads a buffer it writes (other than the accumulator); prefix form; lazy copy; s not injective in the axis.
+  auto own = make_task("B^{4}_{tx=0}[C_{tx}=A_{tx}+C_{3-tx};];", {{"A", R::Input, {4}}, {"C", R::Output, {4}}});
+  EXPECT_EQ(candidate_ids("tensor_split_to_decouple_operators", own), Ids{});
+  auto prefix = make_task("B^{1}_{tx=0}L^{4}_{a=0}[C_{a}=if_then_else(a-1<0,0.0,C_{a-1})+A_{a};];",
+                          {{"A", R::Input, {4}}, {"C", R::Output, {4}}});
+  EXPECT_EQ(candidate_ids("tensor_split_to_decouple_operators", prefix), Ids{});
+  auto lazy = make_task("B^{4}_{tx=0}L^{3}_{a=0}[C_{tx}=C_{tx}+if_then_else(Q_{tx}>0,A_{tx,a},0.0);];",
+                        {{"A", R::Input, {4, 3}}, {"Q", R::Input, {4}}, {"C", R::Output, {4}}});
+  // a: its access is lazy (no reduction variant on a); tx: the spatial variant reads A_{tx,a} lazily too.
+  EXPECT_EQ(candidate_ids("tensor_split_to_decouple_operators", lazy), Ids{});
+  auto noninj = make_task("B^{4}_{tx=0}L^{4}_{a=0}[C_{tx,a,a}=A_{tx,a};];",
+                          {{"A", R::Input, {4, 4}}, {"C", R::Output, {4, 4, 4}}});
+  EXPECT_EQ(candidate_ids("tensor_split_to_decouple_operators", noninj).size(), 3u);  // tx only
+}

@@ -19,6 +19,10 @@ Applied apply_expression_splitting(const ir::Task& t, const Candidate& c);
 /// Entry 4: run two instances of one operator over concatenated inputs (tensor_concat_to_fuse_operators.cpp).
 std::vector<Site> enumerate_tensor_concat_to_fuse_operators(const ir::Task& t);
 Applied apply_tensor_concat_to_fuse_operators(const ir::Task& t, const Candidate& c);
+/// Entry 5: split one operator into two on slices of an axis, with copies and a combine
+/// (tensor_split_to_decouple_operators.cpp).
+std::vector<Site> enumerate_tensor_split_to_decouple_operators(const ir::Task& t);
+Applied apply_tensor_split_to_decouple_operators(const ir::Task& t, const Candidate& c);
 /// Entry 6: compute a repeated sub-expression once into a fresh intermediate
 /// (common_subexpression_elimination.cpp).
 std::vector<Site> enumerate_common_subexpression_elimination(const ir::Task& t);
