@@ -97,9 +97,9 @@ TEST(DeadCodeElimination, NeverRemovesLiveCode) {
 }
 
 TEST(DeadCodeElimination, KeepsNestAndInitStatus) {
-  // Z's accumulation is never read: dead with its own accumulator read. The dead W in a two-statement nest leaves
-  // the nest. Q is dead too (nothing reads it), as is the reduction on it; but deleting the first write of Q
-  // would turn the continuing accumulation into an implicit one, so only the accumulation is offered.
+  // Z's accumulation is never read: dead, with its own accumulator read. The dead W in a two-statement nest leaves
+  // the nest in place. Q's accumulation is dead, but Q's first write is not: the continuing accumulation reads it
+  // (deleting it would also turn that accumulation's init status from continuing to implicit).
   auto t = make_task("B^{4}_{tx=0}[W_{tx}=A_{tx};C_{tx}=A_{tx}+1;];B^{4}_{tx=0}L^{3}_{a=0}[Z_{tx}=Z_{tx}+A_{tx};];"
                      "B^{4}_{tx=0}[Q_{tx}=A_{tx};];B^{4}_{tx=0}L^{3}_{a=0}[Q_{tx}=Q_{tx}*A_{tx};];",
                      {{"A", R::Input, {4}}, {"C", R::Output, {4}}});
@@ -169,4 +169,15 @@ TEST(ExpressionSplitting, SiteConditions) {
   // Leaves and constants are not sites (sqrt(2) is folded), subscripts are not looked into.
   auto leaf = make_task("B^{4}_{tx=0}[C_{tx}=A_{tx,tx%3}*sqrt(2);];", k);
   EXPECT_EQ(candidate_ids("expression_splitting", leaf), Ids{});
+}
+
+TEST(ExpressionSplitting, StoredIntermediateClass) {
+  // §6: F stores the sub-expression in its static type (f32); the f16 statement evaluates its float constants in
+  // f16, so the class is R. In an f32 statement it is E.
+  auto t = make_task("B^{4}_{tx=0}[C^{f16,g}_{tx}=exp(A_{tx}*0.1)+1;];",
+                     {{"A", R::Input, {4}}, {"C", R::Output, {4}, steptp::ir::DType::F16}});
+  auto a = apply_id("expression_splitting@0/s0/e1.0", t);
+  EXPECT_EQ(a.cls, st::Exactness::Reassoc);
+  EXPECT_EQ(a.facts["new_buffer"]["dtype"], "f32");
+  EXPECT_TRUE(equivalent_in_class(t, a));
 }
