@@ -63,6 +63,7 @@ TEST(CommonSubexpressionElimination, SiteConditions) {
                        "B^{4}_{tx=0}[X_{tx}=A_{tx}+1;];B^{4}_{tx=0}[D_{tx}=exp(X_{tx})*3;];",
                        k);
   EXPECT_EQ(candidate_ids("common_subexpression_elimination", b11), Ids{});
+  EXPECT_THROW(apply_id("common_subexpression_elimination@1/s0/e1.0", b11), st::StrategyError);
   // An occurrence in a lazy branch does not count.
   auto lazy = make_task("B^{4}_{tx=0}[C_{tx}=exp(A_{tx})*2;D_{tx}=if_then_else(tx>0,exp(A_{tx}),0.0);];", k);
   EXPECT_EQ(candidate_ids("common_subexpression_elimination", lazy), Ids{});

@@ -63,6 +63,7 @@ TEST(TensorConcat, SiteConditions) {
   // B6: the broadcast operand differs (D vs Q).
   auto b6 = make_task(n1 + "B^{2}_{tx=0}L^{4}_{a=0}[F_{tx,a}=C_{tx,a}*Q_{tx};];", k);
   EXPECT_EQ(candidate_ids("tensor_concat_to_fuse_operators", b6), Ids{});
+  EXPECT_THROW(apply_id("tensor_concat_to_fuse_operators@0{axis=1}", b6), st::StrategyError);
   // Different operators.
   auto op = make_task(n1 + "B^{2}_{tx=0}L^{4}_{a=0}[F_{tx,a}=C_{tx,a}+D_{tx};];", k);
   EXPECT_EQ(candidate_ids("tensor_concat_to_fuse_operators", op), Ids{});
@@ -158,6 +159,8 @@ TEST(TensorSplit, SiteConditions) {
   // Reads a buffer it writes (other than the accumulator); prefix form; lazy copy; s not injective in the axis.
   auto own = make_task("B^{4}_{tx=0}[C_{tx}=A_{tx}+C_{3-tx};];", {{"A", R::Input, {4}}, {"C", R::Output, {4}}});
   EXPECT_EQ(candidate_ids("tensor_split_to_decouple_operators", own), Ids{});
+  EXPECT_THROW(apply_id("tensor_split_to_decouple_operators@0/s0{variant=spatial,axis=tx,v=1}", own),
+               st::StrategyError);
   auto prefix = make_task("B^{1}_{tx=0}L^{4}_{a=0}[C_{a}=if_then_else(a-1<0,0.0,C_{a-1})+A_{a};];",
                           {{"A", R::Input, {4}}, {"C", R::Output, {4}}});
   EXPECT_EQ(candidate_ids("tensor_split_to_decouple_operators", prefix), Ids{});

@@ -216,7 +216,13 @@ Applied apply_common_subexpression_elimination(const ir::Task& t, const Candidat
   const Class* cl = nullptr;
   for (int ci : c.sites)
     if (ref_of(c, c.occs[c.classes[ci].occs[0]]) == cand.ref) cl = &c.classes[ci];
-  if (!cl) throw_stale(cand.id() + " is not a maximal repeated sub-expression of this task");
+  if (!cl) {
+    const ir::Nest* n = analysis::nest_at(t.program, cand.ref.nest);
+    const ir::Item* it = n && cand.ref.stmt && *cand.ref.stmt < n->body.size() ? &n->body[*cand.ref.stmt] : nullptr;
+    const ir::Expr* e = it && it->is_stmt() ? analysis::expr_at(it->stmt(), cand.ref.expr) : nullptr;
+    throw_stale(cand.id() + ": " + (e ? ir::print_expr(*e) : std::string("no expression there")) +
+                " is not a maximal repeated sub-expression of this task");
+  }
   const Occ& rep = c.occs[cl->occs[0]];
   const ir::DType fdt = rep.e->ty;
 

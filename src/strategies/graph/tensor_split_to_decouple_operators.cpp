@@ -167,7 +167,7 @@ Applied apply_tensor_split_to_decouple_operators(const ir::Task& t, const Candid
     throw_stale(c.id() + " is not a site of this task");
   const std::uint32_t i = c.ref.nest[0];
   auto si = site_info(t, i);
-  if (!si) throw_stale(c.id() + " is not a site of this task");
+  if (!si) throw_stale(c.id() + ": " + ir::print_nest(t.program.nests[i]) + " is not a site of this task");
   if (c.params.size() != 3) throw_bad_params(c.id());
   const std::string variant = param_str(c, "variant");
   const std::string x = param_str(c, "axis");
