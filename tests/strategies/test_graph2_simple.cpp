@@ -79,7 +79,7 @@ TEST(DeadCodeElimination, CatalogueExample) {
   EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}L^{4}_{a=0}[C_{tx,a}=max(D_{tx,a},0);];"));
   EXPECT_EQ(a.cls, st::Exactness::Exact);
   EXPECT_EQ(a.facts["buffer"], "F");
-  EXPECT_EQ(a.facts["liveness"], nlohmann::json({{"known", "no"}, {"readers", "none"}}));
+  EXPECT_EQ(a.facts["liveness"], nlohmann::json({{"known", "no"}, {"readers", "none"}, {"method", "structural"}}));
   EXPECT_EQ(a.facts["nest_removed"], nlohmann::json({0}));
   EXPECT_EQ(a.facts["removed"]["printed"], expand_refs("F_{tx,a}=max(D_{tx,a},0);"));
   EXPECT_TRUE(equivalent_in_class(t, a));
@@ -109,6 +109,19 @@ TEST(DeadCodeElimination, KeepsNestAndInitStatus) {
   EXPECT_EQ(leir(a).substr(0, 40), expand_refs("B^{4}_{tx=0}[C_{tx}=A_{tx}+1;];").substr(0, 40));
   EXPECT_TRUE(a.facts["nest_removed"].is_null());
   EXPECT_EQ(check_all_candidates("dead_code_elimination", t), 3u);
+}
+
+TEST(DeadCodeElimination, ValueBasedFlow) {
+  // The first write of X is overwritten everywhere before C reads X: dead by value-based flow (isl).
+  const std::vector<st::testing::KnownSpec> k = {{"A", R::Input, {4}}, {"C", R::Output, {4}}};
+  auto t = make_task("B^{4}_{tx=0}[X_{tx}=A_{tx}*2;];B^{4}_{tx=0}[X_{tx}=A_{tx}+1;];B^{4}_{tx=0}[C_{tx}=X_{tx};];", k);
+  EXPECT_EQ(candidate_ids("dead_code_elimination", t), (Ids{"dead_code_elimination@0/s0"}));
+  auto a = apply_id("dead_code_elimination@0/s0", t);
+  EXPECT_EQ(a.facts["liveness"]["method"], "isl");
+  EXPECT_TRUE(equivalent_in_class(t, a));
+  // Overwritten only on half of X: X_{2}, X_{3} still come from the first write, which stays live.
+  auto u = make_task("B^{4}_{tx=0}[X_{tx}=A_{tx}*2;];B^{2}_{tx=0}[X_{tx}=A_{tx}+1;];B^{4}_{tx=0}[C_{tx}=X_{tx};];", k);
+  EXPECT_EQ(candidate_ids("dead_code_elimination", u), Ids{});
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 // dead_code_elimination (STRATEGIES.md §11 entry 7): delete a statement none of whose write instances is live,
 // and every nest that becomes empty.
-// Liveness (conservative, buffer level; it never calls live code dead): a statement S writing X is live when X is a
-// known buffer (B17: known buffers are always live), or when some other statement that may execute after an
-// instance of S reads X: any statement of S's own top-level nest (a loop may carry the value to a textually
-// earlier statement) or of a later top-level nest, gathers in subscripts included. S's reads of its own output
-// (an accumulator, a prefix form) do not make it live: they disappear with it.
+// Liveness (B17; it never calls live code dead): a statement S writing X is live when X is a known buffer (known
+// buffers are always live), or when a read of X by another statement that may execute after an instance of S
+// (any statement of S's own top-level nest, since a loop may carry the value to a textually earlier statement, or
+// of a later top-level nest; gathers in subscripts included) takes its value. With S the only writer of X every
+// such read takes S's values; with several writers, value-based flow (isl, §7.1, analysis/deps.hpp
+// flow_live_writers) decides, so a write that a later write overwrites before any read is dead. S's reads of its
+// own output (an accumulator, a prefix form) do not make it live: they disappear with it.
 // Init status: the deletion must not change any other statement's §8.4 initialiser (rule 2 counts earlier writers
 // in the text); such a site is rejected. Nothing is ever added, so no dead code is created. Class E.
 #include <set>
@@ -12,6 +14,7 @@
 #include "ir/init_rule.hpp"
 #include "ir/printer.hpp"
 #include "strategies/analysis/access.hpp"
+#include "strategies/analysis/deps.hpp"
 #include "strategies/analysis/locate.hpp"
 #include "strategies/common.hpp"
 #include "strategies/graph/graph.hpp"
@@ -30,31 +33,58 @@ bool updates_known(const ir::Task& t, const std::string& x) {
   return k && k->role != ir::Role::Output;
 }
 
-/// Why statement `k` (of `all`, text order) is live, or "" when it is dead and its deletion keeps every other
-/// statement's initialiser.
-std::string live_reason(const ir::Task& t, const std::vector<analysis::StmtCtx>& all, std::size_t k) {
+/// Liveness verdict of statement `k` (of `all`, text order): `why` is "" when it is dead and its deletion keeps
+/// every other statement's initialiser; `method` says how deadness was shown.
+struct Verdict {
+  std::string why;
+  std::string method = "structural";
+};
+
+Verdict liveness(const ir::Task& t, const std::vector<analysis::StmtCtx>& all, std::size_t k) {
   const ir::Stmt& s = *all[k].stmt;
   const std::string& x = s.lhs.text;
-  if (t.find_known(x)) return "writes known buffer " + x;
+  if (t.find_known(x)) return {"writes known buffer " + x};
   const std::uint32_t top = all[k].nest[0];
+  std::vector<std::size_t> readers, writers;
   for (std::size_t j = 0; j < all.size(); ++j) {
+    if (all[j].stmt->lhs.text == x) writers.push_back(j);
     if (j == k || all[j].nest[0] < top) continue;
-    if (reads_buffer(*all[j].stmt, x)) return "read later by " + ir::print_stmt(*all[j].stmt);
+    if (reads_buffer(*all[j].stmt, x)) readers.push_back(j);
+  }
+  Verdict v;
+  if (!readers.empty()) {
+    // With a single writer every later read takes its values. Otherwise value-based flow (isl) decides whether
+    // another write kills them first.
+    if (writers.size() < 2) return {"read later by " + ir::print_stmt(*all[readers[0]].stmt)};
+    std::vector<analysis::PolyStmt> ps;
+    std::size_t self = 0;
+    for (std::size_t j = 0; j < all.size(); ++j) {
+      bool touches = all[j].stmt->lhs.text == x || reads_buffer(*all[j].stmt, x);
+      if (!touches) continue;
+      if (j == k) self = ps.size();
+      analysis::PolyStmt p;
+      p.stmt = all[j].stmt;
+      for (const auto* l : all[j].loops) p.loops.push_back(*l);
+      p.sched_old = analysis::schedule_2d1(t.program, all[j]);
+      ps.push_back(std::move(p));
+    }
+    if (analysis::flow_live_writers(ps, x)[self])
+      return {"value-based flow: a later read takes its value, e.g. " + ir::print_stmt(*all[readers[0]].stmt)};
+    v.method = "isl";
   }
   // Init status of the other writers of x (rule 2: an earlier statement in the text writes x).
   int before = 0;
-  for (std::size_t j = 0; j < all.size(); ++j) {
+  for (std::size_t j : writers) {
     const ir::Stmt& o = *all[j].stmt;
-    if (o.lhs.text != x) continue;
     if (j > k) {
       const bool upd_before = updates_known(t, x) || before > 0;
       const bool upd_after = updates_known(t, x) || before > 1;
       if (ir::statement_initialiser(o, upd_before) != ir::statement_initialiser(o, upd_after))
-        return "deleting it would change the init status of " + ir::print_stmt(o);
+        return {"deleting it would change the init status of " + ir::print_stmt(o)};
     }
     ++before;
   }
-  return "";
+  return v;
 }
 
 std::vector<analysis::StmtCtx> stmts_of(const ir::Program& p) { return analysis::collect_stmts(p); }
@@ -93,7 +123,7 @@ std::vector<Site> sites(const ir::Task& t) {
   std::vector<Site> out;
   auto all = stmts_of(t.program);
   for (std::size_t k = 0; k < all.size(); ++k) {
-    if (!live_reason(t, all, k).empty()) continue;
+    if (!liveness(t, all, k).why.empty()) continue;
     SiteRef ref;
     ref.nest = all[k].nest;
     ref.stmt = all[k].item;
@@ -113,8 +143,8 @@ Applied apply_dead_code_elimination(const ir::Task& t, const Candidate& c) {
   auto all = stmts_of(t.program);
   const std::size_t k = c.ref.stmt ? find_stmt(all, c.ref.nest, *c.ref.stmt) : static_cast<std::size_t>(-1);
   if (k == static_cast<std::size_t>(-1) || !c.ref.expr.empty()) throw_stale(c.id() + ": no statement there");
-  const std::string why = live_reason(t, all, k);
-  if (!why.empty()) throw_stale(c.id() + ": " + ir::print_stmt(*all[k].stmt) + " is live (" + why + ")");
+  const Verdict v = liveness(t, all, k);
+  if (!v.why.empty()) throw_stale(c.id() + ": " + ir::print_stmt(*all[k].stmt) + " is live (" + v.why + ")");
   const ir::Stmt& s = *all[k].stmt;
   ir::Task after = t;
   const analysis::NestPath gone = remove_item(after.program, c.ref.nest, *c.ref.stmt);
@@ -123,10 +153,12 @@ Applied apply_dead_code_elimination(const ir::Task& t, const Candidate& c) {
   f.site_stmt(s);
   f.set("removed", {{"nest", c.ref.nest}, {"statement", *c.ref.stmt}, {"printed", ir::print_stmt(s)}});
   f.set("buffer", s.lhs.text);
-  f.set("liveness", {{"known", "no"}, {"readers", "none"}});
+  f.set("liveness", {{"known", "no"}, {"readers", "none"}, {"method", v.method}});
   f.set("nest_removed", gone.empty() ? nlohmann::json(nullptr) : nlohmann::json(gone));
-  f.legality("no live write instance", "structural", true,
-             s.lhs.text + " is not known and no statement that may run after it reads " + s.lhs.text);
+  f.legality("no live write instance", v.method, true,
+             v.method == "isl" ? s.lhs.text + " is not known and value-based flow finds no read of its values"
+                               : s.lhs.text + " is not known and no statement that may run after it reads " +
+                                     s.lhs.text);
   f.legality("init status of the other statements unchanged", "structural", true);
   return finish(t, std::move(after), std::move(f), Exactness::Exact);
 }
