@@ -3,10 +3,11 @@
 // Liveness (B17; it never calls live code dead): a statement S writing X is live when X is a known buffer (known
 // buffers are always live), or when a read of X by another statement that may execute after an instance of S
 // (any statement of S's own top-level nest, since a loop may carry the value to a textually earlier statement, or
-// of a later top-level nest; gathers in subscripts included) takes its value. With S the only writer of X every
-// such read takes S's values; with several writers, value-based flow (isl, §7.1, analysis/deps.hpp
-// flow_live_writers) decides, so a write that a later write overwrites before any read is dead. S's reads of its
-// own output (an accumulator, a prefix form) do not make it live: they disappear with it.
+// of a later top-level nest; gathers in subscripts included) takes its value. Without such a reader S is dead.
+// With readers, S is kept unless another statement that may run later overwrites X without reading it (only such
+// a write can kill S's values unread); then value-based flow (isl, §7.1, analysis/deps.hpp flow_live_writers)
+// decides, so a write that is overwritten everywhere before any read is dead. S's reads of its own output (an
+// accumulator, a prefix form) do not make it live: they disappear with it.
 // Init status: the deletion must not change any other statement's §8.4 initialiser (rule 2 counts earlier writers
 // in the text); such a site is rejected. Nothing is ever added, so no dead code is created. Class E.
 #include <set>
@@ -55,7 +56,12 @@ Verdict liveness(const ir::Task& t, const std::vector<analysis::StmtCtx>& all, s
   if (!readers.empty()) {
     // With a single writer every later read takes its values. Otherwise value-based flow (isl) decides whether
     // another write kills them first.
-    if (writers.size() < 2) return {"read later by " + ir::print_stmt(*all[readers[0]].stmt)};
+    // Only a later write that does not read x (a pure overwrite) can kill S's values unread; without one, S is
+    // kept (conservatively live).
+    bool pure_overwrite = false;
+    for (std::size_t j : writers)
+      pure_overwrite = pure_overwrite || (j != k && all[j].nest[0] >= top && !reads_buffer(*all[j].stmt, x));
+    if (!pure_overwrite) return {"read later by " + ir::print_stmt(*all[readers[0]].stmt)};
     std::vector<analysis::PolyStmt> ps;
     std::size_t self = 0;
     for (std::size_t j = 0; j < all.size(); ++j) {
