@@ -72,7 +72,9 @@ TEST(CommonSubexpressionElimination, SiteConditions) {
                        k);
   EXPECT_EQ(candidate_ids("common_subexpression_elimination", acc), Ids{});
   // Two occurrences in one statement; the inner repeated A*2 is not maximal.
-  auto one = make_task("B^{4}_{tx=0}[C_{tx}=exp(A_{tx}*2)+exp(A_{tx}*2)*3;];", {{"A", R::Input, {4}}, {"C", R::Output, {4}}});
-  EXPECT_EQ(candidate_ids("common_subexpression_elimination", one), (Ids{"common_subexpression_elimination@0/s0/e1.0"}));
+  auto one = make_task("B^{4}_{tx=0}[C_{tx}=exp(A_{tx}*2)+exp(A_{tx}*2)*3;];",
+                       {{"A", R::Input, {4}}, {"C", R::Output, {4}}});
+  EXPECT_EQ(candidate_ids("common_subexpression_elimination", one),
+            (Ids{"common_subexpression_elimination@0/s0/e1.0"}));
   EXPECT_EQ(check_all_candidates("common_subexpression_elimination", one), 1u);
 }

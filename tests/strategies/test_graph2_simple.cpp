@@ -22,7 +22,8 @@ using Ids = std::vector<std::string>;
 // ---------------------------------------------------------------------------------------------------------------
 
 TEST(ExpressionReorder, CatalogueExample) {
-  auto t = make_task("B^{4}_{tx=0}L^{3}_{a=0}[E_{tx,a}=exp(A_{tx,a});];B^{4}_{tx=0}L^{3}_{a=0}[F_{tx,a}=exp(C_{tx,a});];",
+  auto t = make_task("B^{4}_{tx=0}L^{3}_{a=0}[E_{tx,a}=exp(A_{tx,a});];"
+                     "B^{4}_{tx=0}L^{3}_{a=0}[F_{tx,a}=exp(C_{tx,a});];",
                      {{"A", R::Input, {4, 3}}, {"C", R::Input, {4, 3}}, {"E", R::Output, {4, 3}},
                       {"F", R::Output, {4, 3}}});
   EXPECT_EQ(candidate_ids("expression_reorder", t), (Ids{"expression_reorder@0"}));

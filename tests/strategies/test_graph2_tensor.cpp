@@ -22,12 +22,14 @@ using Ids = std::vector<std::string>;
 // ---------------------------------------------------------------------------------------------------------------
 
 TEST(TensorConcat, CatalogueExample) {
-  auto t = make_task("B^{2}_{tx=0}L^{3}_{a=0}[E_{tx,a}=exp(A_{tx,a});];B^{2}_{tx=0}L^{4}_{a=0}[F_{tx,a}=exp(C_{tx,a});];",
+  auto t = make_task("B^{2}_{tx=0}L^{3}_{a=0}[E_{tx,a}=exp(A_{tx,a});];"
+                     "B^{2}_{tx=0}L^{4}_{a=0}[F_{tx,a}=exp(C_{tx,a});];",
                      {{"A", R::Input, {2, 3}}, {"C", R::Input, {2, 4}}, {"E", R::Output, {2, 3}},
                       {"F", R::Output, {2, 4}}, {"D", R::Input, {1}}});
   EXPECT_EQ(candidate_ids("tensor_concat_to_fuse_operators", t), (Ids{"tensor_concat_to_fuse_operators@0{axis=1}"}));
   auto a = apply_id("tensor_concat_to_fuse_operators@0{axis=1}", t);
-  EXPECT_EQ(leir(a), expand_refs("B^{2}_{tx=0}L^{3}_{a=0}[G_{tx,a}=A_{tx,a};];B^{2}_{tx=0}L^{4}_{a=0}[G_{tx,a+3}=C_{tx,a};];"
+  EXPECT_EQ(leir(a), expand_refs("B^{2}_{tx=0}L^{3}_{a=0}[G_{tx,a}=A_{tx,a};];"
+                                 "B^{2}_{tx=0}L^{4}_{a=0}[G_{tx,a+3}=C_{tx,a};];"
                                  "B^{2}_{tx=0}L^{7}_{a=0}[H_{tx,a}=exp(G_{tx,a});];"
                                  "B^{2}_{tx=0}L^{3}_{a=0}[E_{tx,a}=H_{tx,a};];"
                                  "B^{2}_{tx=0}L^{4}_{a=0}[F_{tx,a}=H_{tx,a+3};];"));
@@ -46,7 +48,8 @@ TEST(TensorConcat, SharedOperandsAndMetadataFromEachNest) {
   auto t = make_task("B^{2}_{tx=0}L^{3}_{a=0}[E^{f16,g}_{tx,a}=A_{tx,a}*D_{tx};];"
                      "B^{2}_{tx=0}L^{4}_{c=0}[F^{f16,g}_{tx,c}=C_{tx,c}*D_{tx};];",
                      {{"A", R::Input, {2, 3}}, {"C", R::Input, {2, 4}}, {"D", R::Input, {2}},
-                      {"E", R::Output, {2, 3}, steptp::ir::DType::F16}, {"F", R::Output, {2, 4}, steptp::ir::DType::F16}});
+                      {"E", R::Output, {2, 3}, steptp::ir::DType::F16},
+                      {"F", R::Output, {2, 4}, steptp::ir::DType::F16}});
   EXPECT_EQ(candidate_ids("tensor_concat_to_fuse_operators", t), (Ids{"tensor_concat_to_fuse_operators@0{axis=1}"}));
   auto a = apply_id("tensor_concat_to_fuse_operators@0{axis=1}", t);
   EXPECT_EQ(a.facts["shared_operands"], nlohmann::json({expand_refs("D_{tx}")}));
@@ -74,17 +77,20 @@ TEST(TensorConcat, SiteConditions) {
                        {"E", R::Output, {2, 3}}, {"F", R::Output, {2, 4}, steptp::ir::DType::F64}});
   EXPECT_EQ(candidate_ids("tensor_concat_to_fuse_operators", dt), Ids{});
   // A dependence: nest 1 reads E.
-  auto dep = make_task("B^{2}_{tx=0}L^{3}_{a=0}[E_{tx,a}=exp(A_{tx,a});];B^{2}_{tx=0}L^{3}_{a=0}[G_{tx,a}=exp(E_{tx,a});];",
+  auto dep = make_task("B^{2}_{tx=0}L^{3}_{a=0}[E_{tx,a}=exp(A_{tx,a});];"
+                       "B^{2}_{tx=0}L^{3}_{a=0}[G_{tx,a}=exp(E_{tx,a});];",
                        {{"A", R::Input, {2, 3}}, {"E", R::Output, {2, 3}}, {"G", R::Output, {2, 3}}});
   EXPECT_EQ(candidate_ids("tensor_concat_to_fuse_operators", dep), Ids{});
   // Headers differ at two positions.
-  auto two = make_task("B^{2}_{tx=0}L^{3}_{a=0}[E_{tx,a}=exp(A_{tx,a});];B^{3}_{tx=0}L^{4}_{a=0}[F_{tx,a}=exp(C_{tx,a});];",
+  auto two = make_task("B^{2}_{tx=0}L^{3}_{a=0}[E_{tx,a}=exp(A_{tx,a});];"
+                       "B^{3}_{tx=0}L^{4}_{a=0}[F_{tx,a}=exp(C_{tx,a});];",
                        {{"A", R::Input, {2, 3}}, {"C", R::Input, {3, 4}}, {"E", R::Output, {2, 3}},
                         {"F", R::Output, {3, 4}}});
   EXPECT_EQ(candidate_ids("tensor_concat_to_fuse_operators", two), Ids{});
   // The concat key is not a spatial key of the outputs (a reduction over a).
   auto red = make_task("B^{2}_{tx=0}L^{3}_{a=0}[E_{tx}=exp(A_{tx,a});];B^{2}_{tx=0}L^{4}_{a=0}[F_{tx}=exp(C_{tx,a});];",
-                       {{"A", R::Input, {2, 3}}, {"C", R::Input, {2, 4}}, {"E", R::Output, {2}}, {"F", R::Output, {2}}});
+                       {{"A", R::Input, {2, 3}}, {"C", R::Input, {2, 4}}, {"E", R::Output, {2}},
+                        {"F", R::Output, {2}}});
   EXPECT_EQ(candidate_ids("tensor_concat_to_fuse_operators", red), Ids{});
   // A concatenated slot in a lazy branch.
   auto lazy = make_task("B^{2}_{tx=0}L^{3}_{a=0}[E_{tx,a}=if_then_else(D_{tx}>0,A_{tx,a},0.0);];"
@@ -103,7 +109,8 @@ const char* kSplitId = "tensor_split_to_decouple_operators@0/s0{variant=reductio
 
 TEST(TensorSplit, CatalogueExampleReduction) {
   auto t = make_task("B^{8}_{tx=0}L^{4}_{a=0}L^{6}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*E_{c,a};];",
-                     {{"A", R::Input, {8, 6}}, {"E", R::Input, {6, 4}}, {"D", R::Output, {8, 4}}, {"C", R::Input, {1}}});
+                     {{"A", R::Input, {8, 6}}, {"E", R::Input, {6, 4}}, {"D", R::Output, {8, 4}},
+                      {"C", R::Input, {1}}});
   auto ids = candidate_ids("tensor_split_to_decouple_operators", t);
   // spatial tx (7) and a (3), then reduction c (5).
   ASSERT_EQ(ids.size(), 15u);
@@ -128,7 +135,8 @@ TEST(TensorSplit, CatalogueExampleReduction) {
 
 TEST(TensorSplit, ContinuingSubtractionAndMax) {
   // Continuing init: O = O + (P1 + P2); '-' combines with '+'. The combine runs over spatial loops only (B2).
-  auto t = make_task("B^{4}_{tx=0}[D_{tx}=A_{tx,0};];B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}[D_{tx}=D_{tx}-A_{tx,c}*Q_{a};];",
+  auto t = make_task("B^{4}_{tx=0}[D_{tx}=A_{tx,0};];"
+                     "B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}[D_{tx}=D_{tx}-A_{tx,c}*Q_{a};];",
                      {{"A", R::Input, {4, 5}}, {"Q", R::Input, {3}}, {"D", R::Output, {4}}});
   auto a = apply_id("tensor_split_to_decouple_operators@1/s0{variant=reduction,axis=c,v=2}", t);
   EXPECT_EQ(a.facts["init_status"], "continuing");
@@ -146,10 +154,12 @@ TEST(TensorSplit, SpatialVariant) {
   auto t = make_task("B^{4}_{tx=0}L^{3}_{a=0}[C_{tx,a}=exp(A_{tx,a})*Q_{tx}+a;];",
                      {{"A", R::Input, {4, 3}}, {"Q", R::Input, {4}}, {"C", R::Output, {4, 3}}});
   auto a = apply_id("tensor_split_to_decouple_operators@0/s0{variant=spatial,axis=a,v=1}", t);
-  EXPECT_EQ(leir(a), expand_refs("B^{4}_{tx=0}L^{1}_{a=0}[D_{tx,a}=A_{tx,a};];B^{4}_{tx=0}L^{2}_{a=0}[E_{tx,a}=A_{tx,a+1};];"
+  EXPECT_EQ(leir(a), expand_refs("B^{4}_{tx=0}L^{1}_{a=0}[D_{tx,a}=A_{tx,a};];"
+                                 "B^{4}_{tx=0}L^{2}_{a=0}[E_{tx,a}=A_{tx,a+1};];"
                                  "B^{4}_{tx=0}L^{1}_{a=0}[F_{tx,a}=exp(D_{tx,a})*Q_{tx}+a;];"
                                  "B^{4}_{tx=0}L^{2}_{a=0}[G_{tx,a}=exp(E_{tx,a})*Q_{tx}+(a+1);];"
-                                 "B^{4}_{tx=0}L^{1}_{a=0}[C_{tx,a}=F_{tx,a};];B^{4}_{tx=0}L^{2}_{a=0}[C_{tx,a+1}=G_{tx,a};];"));
+                                 "B^{4}_{tx=0}L^{1}_{a=0}[C_{tx,a}=F_{tx,a};];"
+                                 "B^{4}_{tx=0}L^{2}_{a=0}[C_{tx,a+1}=G_{tx,a};];"));
   EXPECT_EQ(a.cls, st::Exactness::Exact);
   EXPECT_TRUE(equivalent_in_class(t, a));
   EXPECT_EQ(check_all_candidates("tensor_split_to_decouple_operators", t), 5u);  // tx: 3, a: 2

@@ -105,8 +105,10 @@ std::optional<Plan> plan(const ir::Task& t, std::uint32_t i) {
   if (p.conflicts.empty()) return p;
   // Overlapping bounding boxes on every conflicting buffer: a dependence is all but certain; reject without isl.
   bool any_disjoint = false;
-  for (const auto& x : intersect(p.a.written, p.b.read)) any_disjoint = any_disjoint || !boxes_meet(t.program, i, i + 1, x);
-  for (const auto& x : intersect(p.b.written, p.a.read)) any_disjoint = any_disjoint || !boxes_meet(t.program, i + 1, i, x);
+  for (const auto& x : intersect(p.a.written, p.b.read))
+    any_disjoint = any_disjoint || !boxes_meet(t.program, i, i + 1, x);
+  for (const auto& x : intersect(p.b.written, p.a.read))
+    any_disjoint = any_disjoint || !boxes_meet(t.program, i + 1, i, x);
   if (!any_disjoint) return std::nullopt;
   p.isl = swap_check(t.program, i);
   if (!p.isl.legal || p.isl.isl_error) return std::nullopt;
