@@ -78,3 +78,14 @@ TEST(CommonSubexpressionElimination, SiteConditions) {
             (Ids{"common_subexpression_elimination@0/s0/e1.0"}));
   EXPECT_EQ(check_all_candidates("common_subexpression_elimination", one), 1u);
 }
+
+TEST(CommonSubexpressionElimination, StoredIntermediateClass) {
+  // §6: F stores exp(A*0.1) in its static type f32, the f16 statements evaluate 0.1 in f16: class R.
+  auto t = make_task("B^{4}_{tx=0}[C^{f16,g}_{tx}=exp(A_{tx}*0.1)*2;];B^{4}_{tx=0}[D^{f16,g}_{tx}=exp(A_{tx}*0.1)+1;];",
+                     {{"A", R::Input, {4}}, {"C", R::Output, {4}, steptp::ir::DType::F16},
+                      {"D", R::Output, {4}, steptp::ir::DType::F16}});
+  auto a = apply_id("common_subexpression_elimination@0/s0/e1.0", t);
+  EXPECT_EQ(a.cls, st::Exactness::Reassoc);
+  EXPECT_EQ(a.facts["new_buffer"]["dtype"], "f32");
+  EXPECT_TRUE(equivalent_in_class(t, a));
+}
