@@ -16,6 +16,7 @@
 // (F of LEIR.md §7.3), otherwise R (§6 "stored intermediates").
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "ir/printer.hpp"
@@ -191,6 +192,15 @@ Ctx analyse(const ir::Task& t) {
   return c;
 }
 
+/// analyse(t), memoised per thread for the most recent task: apply re-derives the sites of the task it was
+/// enumerated on. The Ctx owns its typed copy of the task, so its pointers stay valid while it is shared.
+std::shared_ptr<const Ctx> analyse_cached(const ir::Task& t) {
+  thread_local std::shared_ptr<const Ctx> last;
+  if (last && last->typed.known == t.known && last->typed.program == t.program) return last;
+  last = std::make_shared<const Ctx>(analyse(t));
+  return last;
+}
+
 SiteRef ref_of(const Ctx& c, const Occ& o) {
   SiteRef r;
   r.nest = c.stmts[o.stmt].nest;
@@ -202,7 +212,8 @@ SiteRef ref_of(const Ctx& c, const Occ& o) {
 }  // namespace
 
 std::vector<Site> enumerate_common_subexpression_elimination(const ir::Task& t) {
-  Ctx c = analyse(t);
+  const auto cp = analyse_cached(t);
+  const Ctx& c = *cp;
   std::vector<Site> out;
   for (int ci : c.sites) out.push_back(Site{ref_of(c, c.occs[c.classes[ci].occs[0]]), no_params()});
   return out;
@@ -212,7 +223,8 @@ Applied apply_common_subexpression_elimination(const ir::Task& t, const Candidat
   const StrategyInfo& info = info_of("common_subexpression_elimination");
   if (cand.strategy != info.name) throw_bad_params(cand.id());
   if (!cand.params.empty()) throw_bad_params(cand.id() + " takes no parameters");
-  Ctx c = analyse(t);
+  const auto cp = analyse_cached(t);
+  const Ctx& c = *cp;
   const Class* cl = nullptr;
   for (int ci : c.sites)
     if (ref_of(c, c.occs[c.classes[ci].occs[0]]) == cand.ref) cl = &c.classes[ci];
