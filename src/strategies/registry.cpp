@@ -69,6 +69,27 @@ const std::vector<StrategyInfo>& table() {
          "Replace every read of an intermediate by the expression that produces it, with the read's entries "
          "substituted for the producer's loop keys, and delete the producer.",
          graph::enumerate_compute_inline, graph::apply_compute_inline},
+        {"expression_splitting", 3, Family::Graph,
+         "Materialise one sub-expression of a statement in a fresh intermediate, computed by a new nest just before "
+         "the statement's nest, and read the intermediate in its place.",
+         graph::enumerate_expression_splitting, graph::apply_expression_splitting},
+        {"tensor_concat_to_fuse_operators", 4, Family::Graph,
+         "Run two instances of the same operator on different tensors as one operator over concatenated inputs, "
+         "then split the result back into the two outputs.",
+         graph::enumerate_tensor_concat_to_fuse_operators, graph::apply_tensor_concat_to_fuse_operators},
+        {"tensor_split_to_decouple_operators", 5, Family::Graph,
+         "Split one operator into two independent operators on slices of its inputs, copy each slice into its own "
+         "tensor, and combine the two partial results.",
+         graph::enumerate_tensor_split_to_decouple_operators, graph::apply_tensor_split_to_decouple_operators},
+        {"common_subexpression_elimination", 6, Family::Graph,
+         "Compute a repeated sub-expression once, into a fresh intermediate placed before its first use, and read "
+         "that intermediate at every occurrence.",
+         graph::enumerate_common_subexpression_elimination, graph::apply_common_subexpression_elimination},
+        {"dead_code_elimination", 7, Family::Graph,
+         "Delete a statement whose results are never used, and delete its nest too if the nest becomes empty.",
+         graph::enumerate_dead_code_elimination, graph::apply_dead_code_elimination},
+        {"expression_reorder", 8, Family::Graph, "Swap two consecutive independent loop nests.",
+         graph::enumerate_expression_reorder, graph::apply_expression_reorder},
         {"loop_reorder", 9, Family::Loop, "Swap two loops of one nest header, together with their kinds and extents.",
          loop::enumerate_reorder, loop::apply_reorder},
         {"loop_tiling", 10, Family::Loop,

@@ -9,6 +9,7 @@
 #include <isl/set.h>
 #include <isl/space.h>
 #include <isl/union_map.h>
+#include <isl/union_set.h>
 #include <isl/val.h>
 
 #include <cstdint>
@@ -572,6 +573,62 @@ bool raw_deps_within_prefix(const std::vector<PolyStmt>& stmts, const std::strin
   key += '#' + poly_key(stmts);
   if (const auto* r = memo.find(key)) return *r;
   return memo.put(std::move(key), raw_deps_within_prefix_uncached(stmts, buffer, prefix));
+}
+
+}  // namespace steptp::strategy::analysis
+
+namespace steptp::strategy::analysis {
+
+std::vector<bool> flow_live_writers(const std::vector<PolyStmt>& stmts, const std::string& buffer) {
+  std::vector<bool> live(stmts.size(), false);
+  try {
+    Model m;
+    build(m, stmts);
+    using UMap = Own<isl_union_map, isl_union_map_free, isl_union_map_copy>;
+    isl_union_map* sched = isl_union_map_empty_ctx(m.c.ctx);
+    isl_union_map* must = isl_union_map_empty_ctx(m.c.ctx);
+    isl_union_map* may = isl_union_map_empty_ctx(m.c.ctx);
+    isl_union_map* sink = isl_union_map_empty_ctx(m.c.ctx);
+    for (const auto& st : m.st) {
+      sched = isl_union_map_add_map(sched, st.sched_old.copy());
+      for (std::size_t a = 0; a < st.accesses.size(); ++a) {
+        const Access& x = st.accesses[a];
+        if (x.buffer() != buffer) continue;
+        if (!x.write) {
+          sink = isl_union_map_add_map(sink, st.access_maps[a].copy());
+          continue;
+        }
+        bool exact = true;
+        for (const auto& e : x.ref->args) exact = exact && static_cast<bool>(to_aff(e, st.ls, st.pos));
+        isl_union_map*& dst = exact ? must : may;
+        dst = isl_union_map_add_map(dst, st.access_maps[a].copy());
+      }
+    }
+    UMap sched_u(chk(sched)), must_u(chk(must)), may_u(chk(may)), sink_u(chk(sink));
+    isl_union_access_info* ai = chk(isl_union_access_info_from_sink(sink_u.copy()));
+    ai = chk(isl_union_access_info_set_must_source(ai, must_u.copy()));
+    ai = chk(isl_union_access_info_set_may_source(ai, may_u.copy()));
+    ai = chk(isl_union_access_info_set_schedule_map(ai, sched_u.copy()));
+    isl_union_flow* flow = chk(isl_union_access_info_compute_flow(ai));
+    UMap dep(isl_union_map_union(isl_union_flow_get_must_dependence(flow), isl_union_flow_get_may_dependence(flow)));
+    isl_union_flow_free(flow);
+    chk(dep.get());
+    for (std::size_t k = 0; k < m.st.size(); ++k)
+      for (std::size_t j = 0; j < m.st.size(); ++j) {
+        if (j == k || live[k]) continue;
+        // Flow from instances of statement k to instances of statement j.
+        isl_union_set* src = chk(isl_union_set_from_set(m.st[k].domain.copy()));
+        isl_union_set* dst = chk(isl_union_set_from_set(m.st[j].domain.copy()));
+        UMap r(chk(isl_union_map_intersect_domain(dep.copy(), src)));
+        r = UMap(chk(isl_union_map_intersect_range(r.release(), dst)));
+        const isl_bool e = isl_union_map_is_empty(r.get());
+        if (e == isl_bool_error) throw IslFailure();
+        if (e == isl_bool_false) live[k] = true;
+      }
+  } catch (const IslFailure&) {
+    live.assign(stmts.size(), true);
+  }
+  return live;
 }
 
 }  // namespace steptp::strategy::analysis

@@ -89,6 +89,12 @@ bool carries_dependence(const std::vector<PolyStmt>& stmts, std::size_t dim);
 bool raw_deps_within_prefix(const std::vector<PolyStmt>& stmts, const std::string& buffer,
                             const std::vector<std::size_t>& prefix);
 
+/// Value-based flow (§7.1, isl_union_access_info_compute_flow) on `buffer` for dead-code analysis: flag k is true
+/// when some read of `buffer` by another statement j != k may take its value from a write instance of statement k
+/// (the last write of the element before the read in sched_old order; writes with a non-affine entry are
+/// may-writes and kill nothing). Reads of a statement's own output do not count. isl failure: every flag true.
+std::vector<bool> flow_live_writers(const std::vector<PolyStmt>& stmts, const std::string& buffer);
+
 /// Schedule dimension of loop `loop` of the nest at `path` (2d+1 layout above).
 std::size_t loop_sched_dim(const ir::Program& p, const NestPath& path, std::uint32_t loop);
 
