@@ -2,6 +2,8 @@
 // against a real local OpenAI-compatible server (the key never leaks), kill -9 then resume, and bad input.
 // The dataset is the small built-in default with the small shapes, generated once (about 4 s).
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -42,6 +44,7 @@ class EvalCliSlow : public ::testing::Test {
     for (const auto& l : jsonl(gold_)) {
       std::vector<std::string> rs;
       for (const auto& r : l["replies"]) rs.push_back(r);
+      max_replies_ = std::max(max_replies_, rs.size());
       gold_by_key_[l["prompt_sha256"]] = rs;
     }
   }
@@ -60,14 +63,18 @@ class EvalCliSlow : public ::testing::Test {
 
   static std::string dir_, data_, gold_;
   static std::map<std::string, std::vector<std::string>> gold_by_key_;
+  static std::size_t max_replies_;  // the most test-split answers of one prompt (one per applicable strategy)
 };
 std::string EvalCliSlow::dir_, EvalCliSlow::data_, EvalCliSlow::gold_;
 std::map<std::string, std::vector<std::string>> EvalCliSlow::gold_by_key_;
+std::size_t EvalCliSlow::max_replies_ = 0;
 
 TEST_F(EvalCliSlow, GoldSelfCheckScoresEveryGate) {
   std::string out = dir_ + "/gold-eval";
-  ASSERT_EQ(run_cli({"eval", data_, "--policy", "replay", "--replay", gold_, "--samples", "16", "--timer", "fixed",
-                     "--out", out, "--no-progress"}, dir_), 0) << slurp(dir_ + "/log.txt");
+  // as many samples as the prompt with the most gold answers has, so that every answer is asked once
+  ASSERT_GT(max_replies_, 1u);
+  ASSERT_EQ(run_cli({"eval", data_, "--policy", "replay", "--replay", gold_, "--samples", std::to_string(max_replies_),
+                     "--timer", "fixed", "--out", out, "--no-progress"}, dir_), 0) << slurp(dir_ + "/log.txt");
   ojson s = ojson::parse(slurp(out + "/summary.json"));
   const ojson& g = s["single"];
   // every assistant message of the test split is replayed once

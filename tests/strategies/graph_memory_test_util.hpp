@@ -30,3 +30,15 @@ inline std::size_t check_all_candidates(const std::string& strategy, const ir::T
 }
 
 }  // namespace steptp::strategy::testing
+
+// The names every graph/memory/special golden test uses (included by test files only).
+namespace st = steptp::strategy;
+using st::testing::apply_id;
+using st::testing::candidate_ids;
+using st::testing::check_all_candidates;
+using st::testing::equivalent_in_class;
+using st::testing::expand_refs;
+using st::testing::leir;
+using st::testing::make_task;
+using R = steptp::ir::Role;
+using Ids = std::vector<std::string>;

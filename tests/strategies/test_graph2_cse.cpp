@@ -5,17 +5,6 @@
 #include "graph_memory_test_util.hpp"
 #include "strategies/common.hpp"
 
-namespace st = steptp::strategy;
-using st::testing::apply_id;
-using st::testing::candidate_ids;
-using st::testing::check_all_candidates;
-using st::testing::equivalent_in_class;
-using st::testing::expand_refs;
-using st::testing::leir;
-using st::testing::make_task;
-using R = steptp::ir::Role;
-using Ids = std::vector<std::string>;
-
 TEST(CommonSubexpressionElimination, CatalogueExample) {
   auto t = make_task("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-D_{tx});];"
                      "B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=exp(A_{tx,a}-D_{tx})/E_{tx};];",

@@ -6,17 +6,6 @@
 #include "graph_memory_test_util.hpp"
 #include "strategies/common.hpp"
 
-namespace st = steptp::strategy;
-using st::testing::apply_id;
-using st::testing::candidate_ids;
-using st::testing::check_all_candidates;
-using st::testing::equivalent_in_class;
-using st::testing::expand_refs;
-using st::testing::leir;
-using st::testing::make_task;
-using R = steptp::ir::Role;
-using Ids = std::vector<std::string>;
-
 // ---------------------------------------------------------------------------------------------------------------
 // 8 expression_reorder
 // ---------------------------------------------------------------------------------------------------------------

@@ -9,17 +9,6 @@
 #include "strategies/common.hpp"
 #include "strategies/memory/layout_map.hpp"
 
-namespace st = steptp::strategy;
-using st::testing::apply_id;
-using st::testing::candidate_ids;
-using st::testing::check_all_candidates;
-using st::testing::equivalent_in_class;
-using st::testing::expand_refs;
-using st::testing::leir;
-using st::testing::make_task;
-using R = steptp::ir::Role;
-using Ids = std::vector<std::string>;
-
 namespace {
 const char* kGemm = "B^{8}_{tx=0}L^{4}_{a=0}L^{6}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*E_{c,a};];";
 steptp::ir::Task gemm() {

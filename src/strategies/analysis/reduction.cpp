@@ -100,4 +100,13 @@ bool is_prefix_form(const ir::Stmt& s) {
   return other;
 }
 
+ir::Expr combine_partials(ReduceOp op, ir::Expr a, ir::Expr b) {
+  switch (op) {
+    case ReduceOp::Max: return ir::make_call(ir::Func::Max, {std::move(a), std::move(b)});
+    case ReduceOp::Min: return ir::make_call(ir::Func::Min, {std::move(a), std::move(b)});
+    case ReduceOp::Mul: return ir::make_binary(ir::BinOp::Mul, std::move(a), std::move(b));
+    default: return ir::make_binary(ir::BinOp::Add, std::move(a), std::move(b));
+  }
+}
+
 }  // namespace steptp::strategy::analysis

@@ -40,6 +40,10 @@ bool written_before(const ir::Program& p, const ir::Stmt* s, const std::string& 
 /// match_reduction plus the init status from the program.
 std::optional<Reduction> match_reduction(const ir::Program& p, const StmtCtx& sc);
 
+/// The combination of two partial results of a reduction with operator `op` (rfactor, tensor_split's reduction
+/// variant): max(a,b), min(a,b), a*b, or a+b for + and - (partial sums of a `-` reduction are added, §11 entry 5).
+ir::Expr combine_partials(ReduceOp op, ir::Expr a, ir::Expr b);
+
 /// Prefix statement (STRATEGIES.md §1): reads its own output buffer with a subscript other than its LHS.
 bool is_prefix_form(const ir::Stmt& s);
 

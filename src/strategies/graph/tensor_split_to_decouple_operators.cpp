@@ -3,7 +3,8 @@
 // its own tensor, and combine the two partial results.
 // Site: the nest holds one statement O_s = e (no nested nest), not a prefix form; e reads no buffer the statement
 // writes apart from its accumulator; every reference is global (the new nests are separate top-level nests, §7.4
-// scope confinement); no access that uses x is a gather or lies in a lazy branch (§7.4: it would be copied).
+// scope confinement); no access that uses x is a gather or lies in a lazy branch (§7.4: it would be copied),
+// and every access uses x only as plain entries (its copies must be functions of the copy nest's iteration).
 //  * spatial: x occurs in s exactly as one plain entry (so the halves write disjoint elements); a reduction must
 //    have an implicit init (its partials restart from the identity, as O does). Halves write fresh O1, O2 over the
 //    site header with x restricted; the concat nests (spatial loops, x restricted, §7.5) write O_s = O1_s and
@@ -57,12 +58,19 @@ void reads_of(const ir::Expr& e, const ir::Expr* acc, bool lazy, std::vector<std
   for (std::size_t k = 0; k < e.args.size(); ++k) reads_of(e.args[k], acc, lazy || (ite && k > 0), out);
 }
 
-/// Does every access of the statement that uses `x` qualify for a copy (no gather, not lazy)?
+/// Does every access of the statement that uses `x` qualify for a copy: no gather, not lazy, and x only as plain
+/// entries? The half-2 copy writes C'_a = a[x->x+v] with a's own subscript on the left, which is a function of the
+/// copy's iteration only when every entry holding x is x itself: with `x//3` several iterations would write one
+/// element of C' with different values (found by the differential fuzzer).
 bool copies_ok(const ir::Stmt& st, const analysis::Reduction* red, const std::string& x) {
   std::vector<std::pair<const ir::Expr*, bool>> reads;
   reads_of(st.rhs, red ? red->acc_read : nullptr, false, reads);
-  for (const auto& [r, lazy] : reads)
-    if (ir::mentions_var(*r, x) && (lazy || analysis::has_gather(*r))) return false;
+  for (const auto& [r, lazy] : reads) {
+    if (!ir::mentions_var(*r, x)) continue;
+    if (lazy || analysis::has_gather(*r)) return false;
+    for (const auto& e : r->args)
+      if (ir::mentions_var(e, x) && !analysis::is_plain_key(e, x)) return false;
+  }
   return true;
 }
 
@@ -116,14 +124,6 @@ std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, 
   return {Site{ref, concat_params(std::move(parts))}};
 }
 
-ir::Expr combine(analysis::ReduceOp op, ir::Expr a, ir::Expr b) {
-  switch (op) {
-    case analysis::ReduceOp::Max: return ir::make_call(ir::Func::Max, {std::move(a), std::move(b)});
-    case analysis::ReduceOp::Min: return ir::make_call(ir::Func::Min, {std::move(a), std::move(b)});
-    case analysis::ReduceOp::Mul: return ir::make_binary(ir::BinOp::Mul, std::move(a), std::move(b));
-    default: return ir::make_binary(ir::BinOp::Add, std::move(a), std::move(b));
-  }
-}
 
 /// Rebuilds `e` for one half: copied accesses -> their copy (same subscript), the output/accumulator -> `out`,
 /// other uses of x as a value -> x+shift (references not using x are left as they are).
@@ -260,8 +260,9 @@ Applied apply_tensor_split_to_decouple_operators(const ir::Task& t, const Candid
     combine_j = {{"concat", {ir::print_nest(nests[nests.size() - 2]), ir::print_nest(nests.back())}}};
   } else {
     const analysis::ReduceOp cop = red->op == analysis::ReduceOp::Sub ? analysis::ReduceOp::Add : red->op;
-    ir::Expr both = combine(cop, pref(p1), pref(p2));
-    ir::Expr rhs = red->implicit_init ? std::move(both) : combine(cop, st.lhs, std::move(both));
+    ir::Expr both = analysis::combine_partials(cop, pref(p1), pref(p2));
+    ir::Expr rhs =
+        red->implicit_init ? std::move(both) : analysis::combine_partials(cop, st.lhs, std::move(both));
     nests.push_back(analysis::materialise_nest(st.lhs, rhs, sp));
     combine_j = {{"nest", ir::print_nest(nests.back())}, {"op", std::string(analysis::reduce_op_text(cop))}};
   }

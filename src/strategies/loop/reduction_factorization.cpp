@@ -39,14 +39,6 @@ std::optional<SiteInfo> site_info(const ir::Program& p, std::uint32_t i) {
   return s;
 }
 
-ir::Expr combine(analysis::ReduceOp op, ir::Expr a, ir::Expr b) {
-  switch (op) {
-    case analysis::ReduceOp::Max: return ir::make_call(ir::Func::Max, {std::move(a), std::move(b)});
-    case analysis::ReduceOp::Min: return ir::make_call(ir::Func::Min, {std::move(a), std::move(b)});
-    case analysis::ReduceOp::Mul: return ir::make_binary(ir::BinOp::Mul, std::move(a), std::move(b));
-    default: return ir::make_binary(ir::BinOp::Add, std::move(a), std::move(b));
-  }
-}
 
 }  // namespace
 
@@ -128,8 +120,8 @@ Applied apply_rfactor(const ir::Task& t, const Candidate& c) {
   auto hh = analysis::helper_header(spatial);
   ir::Stmt cs;
   cs.lhs = lhs;
-  ir::Expr both = combine(red.op, partial_ref(fname), partial_ref(gname));
-  cs.rhs = red.implicit_init ? std::move(both) : combine(red.op, lhs, std::move(both));
+  ir::Expr both = analysis::combine_partials(red.op, partial_ref(fname), partial_ref(gname));
+  cs.rhs = red.implicit_init ? std::move(both) : analysis::combine_partials(red.op, lhs, std::move(both));
   ir::Nest comb;
   comb.loops = hh.loops;
   comb.body.push_back(ir::Item{cs});
