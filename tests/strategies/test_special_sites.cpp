@@ -1,10 +1,8 @@
 // Site coverage of the special strategies over the built-in workloads (small shapes): every workload that holds
 // a softmax must offer online_softmax, every attention workload flashattention_wo_tiling, every workload with a
-// max reduction normal_loop_max_to_prefix_max. The lists are derived from the workload table by name. Also a
-// loose bound on the enumeration time at the workloads' default shapes.
+// max reduction normal_loop_max_to_prefix_max. The lists are derived from the workload table by name. (Enumeration
+// time is measured by bench/bench_strategies, not asserted here.)
 #include <gtest/gtest.h>
-
-#include <chrono>
 
 #include "frontend/workloads.hpp"
 #include "strategies/registry.hpp"
@@ -56,23 +54,4 @@ TEST(SpecialSites, EveryWorkloadWithThePatternHasASite) {
     if (sites("partially_equivalent_then_correct", t) == 0) missing.push_back(std::string("petc:") + name);
   }
   EXPECT_TRUE(missing.empty()) << ::testing::PrintToString(missing);
-}
-
-TEST(SpecialSites, EnumerationIsCheapAtDefaultShapes) {
-  const char* names[] = {"partially_equivalent_then_correct", "normal_loop_max_to_prefix_max", "normal_loop_summation_on_exp_to_prefix_summation_on_exp",
-                         "online_softmax", "flashattention_wo_tiling"};
-  double worst = 0;
-  std::string worst_at;
-  for (const auto& w : fe::workloads()) {
-    if (!has_max_reduction(w.name) && !contains(w.name, "conv")) continue;
-    auto t = fe::emit(w, fe::default_params(w), steptp::ir::DType::F32);
-    for (const char* s : names) {
-      auto t0 = std::chrono::steady_clock::now();
-      (void)st::find(s)->enumerate(t);
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (ms > worst) worst = ms, worst_at = std::string(s) + " on " + w.name;
-    }
-  }
-  RecordProperty("worst_ms", std::to_string(worst));
-  EXPECT_LT(worst, 500.0) << worst_at;  // the goal is < 100 ms; the bound is loose for a loaded test machine
 }
