@@ -7,7 +7,7 @@
 //  - BM_CorpusAndWorkloads (issue #12's figure): the reference corpus tasks as written (those that validate) plus
 //    every workload at its default shape; full enumeration + apply of <= 20 candidates per (strategy, task);
 //    items = applied candidates; counters: max_enum_ms (the slowest single task's full enumeration, thread CPU
-//    time) and tasks_over_100ms.
+//    time), mean_enum_us (per task) and tasks_over_100ms. The task sets are built before the timed loop.
 // Candidates applied per (strategy, task) are a deterministic sample (sample_indices, seed = task index) of at
 // most 20 (default shapes) or 3 (small shapes, verified), as in the property test.
 #include <benchmark/benchmark.h>
@@ -68,7 +68,7 @@ void BM_CorpusAndWorkloads(benchmark::State& state) {
   const auto& s = st::registry()[static_cast<std::size_t>(state.range(0))];
   const auto& tasks = corpus_and_default_tasks();
   std::int64_t applied = 0, over = 0, enumerated = 0;
-  double max_enum = 0;
+  double max_enum = 0, sum_enum = 0;
   std::string slowest;
   for (auto _ : state)
     for (std::size_t ti = 0; ti < tasks.size(); ++ti) {
@@ -76,6 +76,7 @@ void BM_CorpusAndWorkloads(benchmark::State& state) {
       const double t0 = thread_cpu_seconds();
       auto c = st::enumerate_candidates(s, t);
       const double dt = thread_cpu_seconds() - t0;
+      sum_enum += dt;
       enumerated += static_cast<std::int64_t>(c.size());
       if (dt > 0.1) ++over;
       if (dt > max_enum) max_enum = dt, slowest = t.workload;
@@ -88,6 +89,7 @@ void BM_CorpusAndWorkloads(benchmark::State& state) {
   state.SetItemsProcessed(applied);
   state.counters["enumerated"] = static_cast<double>(enumerated);
   state.counters["max_enum_ms"] = 1e3 * max_enum;
+  state.counters["mean_enum_us"] = 1e6 * sum_enum / static_cast<double>(tasks.size() * state.iterations());
   state.counters["tasks_over_100ms"] = static_cast<double>(over);
   state.counters["tasks"] = static_cast<double>(tasks.size());
 }
@@ -96,6 +98,7 @@ void BM_DefaultShapes(benchmark::State& state) {
   const auto& s = st::registry()[static_cast<std::size_t>(state.range(0))];
   state.SetLabel(std::string(s.name));
   std::int64_t applied = 0;
+  (void)default_tasks();  // emitted once, outside the timed loop
   for (auto _ : state)
     for (std::size_t ti = 0; ti < default_tasks().size(); ++ti) {
       const auto& t = default_tasks()[ti];
@@ -112,6 +115,7 @@ void BM_SmallShapesVerified(benchmark::State& state) {
   const auto& s = st::registry()[static_cast<std::size_t>(state.range(0))];
   state.SetLabel(std::string(s.name));
   std::int64_t verified = 0, failed = 0;
+  (void)small_tasks();  // emitted once, outside the timed loop
   for (auto _ : state)
     for (std::size_t ti = 0; ti < small_tasks().size(); ++ti) {
       const auto& t = small_tasks()[ti];
@@ -133,6 +137,7 @@ void BM_EnumerateOnly(benchmark::State& state) {
   const auto& s = st::registry()[static_cast<std::size_t>(state.range(0))];
   state.SetLabel(std::string(s.name));
   std::int64_t n = 0;
+  (void)default_tasks();  // emitted once, outside the timed loop
   for (auto _ : state)
     for (const auto& t : default_tasks()) n += static_cast<std::int64_t>(s.enumerate(t).size());
   state.SetItemsProcessed(static_cast<std::int64_t>(default_tasks().size()) * state.iterations());
