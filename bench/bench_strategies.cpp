@@ -5,7 +5,8 @@
 //    workloads' small shapes; items = verified candidates.
 //  - BM_EnumerateOnly: enumerate at default shapes; items = tasks.
 //  - BM_CorpusAndWorkloads (issue #12's figure): the reference corpus tasks as written (those that validate) plus
-//    every workload at its default shape; full enumeration + apply of <= 20 candidates per (strategy, task);
+//    every workload at its default shape; full enumeration (sites with indexed parameter spaces, as generate
+//    uses them) + apply of <= 20 candidates per (strategy, task), built from their indices;
 //    items = applied candidates; counters: max_enum_ms (the slowest single task's full enumeration, thread CPU
 //    time), mean_enum_us (per task) and tasks_over_100ms. The task sets are built before the timed loop.
 // Candidates applied per (strategy, task) are a deterministic sample (sample_indices, seed = task index) of at
@@ -64,6 +65,21 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+// The candidates of `sites` at the given flat indices (site order, then each site's parameter order), built from
+// the indexed parameter spaces without materialising the others (as generate does; enumerate_candidates would
+// build every tuple of, e.g., tensor_split's 2.9 M split points).
+std::vector<st::Candidate> candidates_at(const st::StrategyInfo& s, const std::vector<st::Site>& sites,
+                                         const std::vector<std::size_t>& flat) {
+  std::vector<st::Candidate> out;
+  std::size_t base = 0, si = 0;
+  for (std::size_t k : flat) {
+    while (si < sites.size() && k >= base + sites[si].params.size()) base += sites[si++].params.size();
+    if (si == sites.size()) break;
+    out.push_back(st::Candidate{std::string(s.name), sites[si].ref, sites[si].params.at(k - base)});
+  }
+  return out;
+}
+
 void BM_CorpusAndWorkloads(benchmark::State& state) {
   const auto& s = st::registry()[static_cast<std::size_t>(state.range(0))];
   const auto& tasks = corpus_and_default_tasks();
@@ -74,14 +90,16 @@ void BM_CorpusAndWorkloads(benchmark::State& state) {
     for (std::size_t ti = 0; ti < tasks.size(); ++ti) {
       const auto& t = tasks[ti];
       const double t0 = thread_cpu_seconds();
-      auto c = st::enumerate_candidates(s, t);
+      const auto sites = s.enumerate(t);
       const double dt = thread_cpu_seconds() - t0;
+      std::size_t n = 0;
+      for (const auto& site : sites) n += site.params.size();
       sum_enum += dt;
-      enumerated += static_cast<std::int64_t>(c.size());
+      enumerated += static_cast<std::int64_t>(n);
       if (dt > 0.1) ++over;
       if (dt > max_enum) max_enum = dt, slowest = t.workload;
-      for (std::size_t i : st::sample_indices(c.size(), 20, ti)) {
-        benchmark::DoNotOptimize(s.apply(t, c[i]).facts.size());
+      for (const auto& c : candidates_at(s, sites, st::sample_indices(n, 20, ti))) {
+        benchmark::DoNotOptimize(s.apply(t, c).facts.size());
         ++applied;
       }
     }

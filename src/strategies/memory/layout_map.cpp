@@ -75,26 +75,32 @@ ParamSpace layout_params(const std::vector<std::int64_t>& extents) {
 }
 
 LayoutMap layout_from_params(const Params& ps, const std::vector<std::int64_t>& extents) {
-  const Space s = space_of(extents);
+  // Membership in layout_params(extents), checked per variant without walking the space (params_at's tuples).
+  const std::size_t k = extents.size();
   bool found = false;
-  // Small spaces are checked by membership; the transposes (k! - 1) are checked by range.
   LayoutMap m;
   Candidate tmp;
   tmp.params = ps;
   m.variant = param_str(tmp, "variant");
   if (m.variant == "transpose") {
     const std::int64_t d = param_int(tmp, "detail");
-    if (ps.size() == 2 && d >= 1 && static_cast<std::uint64_t>(d) <= s.transposes) {
-      m.perm = permutation_at(extents.size(), static_cast<std::uint64_t>(d));
+    if (ps.size() == 2 && k >= 2 && d >= 1 && static_cast<std::uint64_t>(d) < factorial(k)) {
+      m.perm = permutation_at(k, static_cast<std::uint64_t>(d));
       found = true;
     }
-  } else {
-    for (std::uint64_t k = s.transposes; k < s.size() && !found; ++k) found = params_at(s, k) == ps;
-    if (found && m.variant == "merge") m.j = static_cast<std::size_t>(param_int(tmp, "detail"));
-    if (found && m.variant == "split") {
-      const auto& d = ps[1].value;
-      m.j = d[0].get<std::size_t>();
-      m.f1 = d[1].get<std::int64_t>();
+  } else if (m.variant == "flatten") {
+    found = ps.size() == 1 && k >= 2;
+  } else if (m.variant == "merge") {
+    const std::int64_t j = param_int(tmp, "detail");
+    found = ps.size() == 2 && k >= 3 && j >= 0 && static_cast<std::size_t>(j) + 1 < k;
+    if (found) m.j = static_cast<std::size_t>(j);
+  } else if (m.variant == "split" && ps.size() == 2 && ps[1].name == "detail") {
+    const auto& d = ps[1].value;
+    if (d.is_array() && d.size() == 2 && d[0].is_number_unsigned() && d[1].is_number_integer()) {
+      const auto j = d[0].get<std::size_t>();
+      const auto f = d[1].get<std::int64_t>();
+      found = j < k && f > 1 && f < extents[j] && extents[j] % f == 0;
+      if (found) m.j = j, m.f1 = f;
     }
   }
   if (!found) throw_bad_params("not a layout map of entries with these extents");

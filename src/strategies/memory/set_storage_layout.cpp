@@ -8,6 +8,7 @@
 #include "ir/validate.hpp"
 #include "strategies/analysis/access.hpp"
 #include "strategies/analysis/refs.hpp"
+#include "strategies/analysis/typed.hpp"
 #include "strategies/common.hpp"
 #include "strategies/config.hpp"
 #include "strategies/memory/buffer_sites.hpp"
@@ -19,10 +20,8 @@ namespace {
 
 /// The buffer's inferred shape, or empty when it is not eligible (rank 0, or a gather entry somewhere).
 std::vector<std::int64_t> eligible_shape(const ir::Task& t, const ir::Analysis& an, const std::string& buffer) {
-  bool gather = false;
-  ir::Program p = t.program;
-  analysis::for_each_ref(p, buffer, [&](ir::Expr& r) { gather = gather || analysis::has_gather(r); });
-  if (gather) return {};
+  for (const auto& a : buffer_accesses(t.program, buffer))
+    if (analysis::has_gather(*a.ref)) return {};
   const ir::BufferInfo* bi = an.find(buffer);
   if (!bi) return {};
   return bi->shape;
@@ -50,6 +49,12 @@ std::vector<Params> legal_maps(const ir::Task& t, const std::string& buffer, con
   for (std::uint64_t k = 0; k < ps.size(); ++k) {
     Params p = ps.at(k);
     if (only && p != *only) continue;
+    // A transpose permutes the entries of every access: each keeps its exact range, the inferred shape permutes
+    // with them and every read stays inside it, so it is legal whenever the program is valid.
+    if (!p.empty() && p[0].name == "variant" && p[0].value == "transpose") {
+      out.push_back(std::move(p));
+      continue;
+    }
     LayoutMap m = layout_from_params(p, shape);
     if (!checked_shape(mapped_access_ranges(acc, m, shape), buffer, nullptr).empty()) out.push_back(std::move(p));
   }
@@ -60,8 +65,8 @@ std::vector<Params> legal_maps(const ir::Task& t, const std::string& buffer, con
 
 std::vector<Site> enumerate_set_storage_layout(const ir::Task& t) {
   std::vector<Site> out;
-  ir::Task a = t;
-  const ir::Analysis an = ir::analyze(a);
+  const auto typed = analysis::typed_task(t);
+  const ir::Analysis& an = typed->analysis;
   for (const auto& b : buffer_sites(t)) {
     auto shape = eligible_shape(t, an, b.buffer);
     if (shape.empty()) continue;
@@ -77,8 +82,7 @@ Applied apply_set_storage_layout(const ir::Task& t, const Candidate& c) {
   // Site re-check (§5 step 1) restricted to the candidate's buffer: the same rules as enumerate.
   const BufferSite b = buffer_site_at(t, c.ref);  // S001 when no buffer site is there
   if (!c.ref.expr.empty() || c.ref.loop) throw_stale("no set_storage_layout site at " + c.ref.to_string());
-  ir::Task a = t;
-  const auto shape = eligible_shape(t, ir::analyze(a), b.buffer);
+  const auto shape = eligible_shape(t, analysis::typed_task(t)->analysis, b.buffer);
   if (shape.empty()) throw_stale("buffer " + b.buffer + " is not eligible for set_storage_layout");
   const LayoutMap m = layout_from_params(c.params, shape);  // S002 when the tuple is malformed for this shape
   if (legal_maps(t, b.buffer, shape, &c.params).empty())
