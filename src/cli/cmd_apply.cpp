@@ -10,6 +10,7 @@
 // or invalid task: the validator's error; unknown strategy).
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -123,7 +124,7 @@ CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
                                "or malformed id exits 2 with its StrategyError code");
   sub->add_option("task", o->file, "Task file (.json object or JSONL: first task)")->required();
   auto* all = sub->add_flag("--all", o->all, "Every candidate (default)");
-  auto* mx = sub->add_option("--max", o->max, "Draw at most K candidates (with --seed)");
+  auto* mx = sub->add_option("--max", o->max, "Draw at most K candidates (with --seed); K >= 1")->check(CLI::Range(std::size_t{1}, std::size_t{1000000000}));
   sub->add_option("--seed", o->seed, "Seed of the candidate draw (std::mt19937_64)");
   all->excludes(mx);
   cand->excludes(all)->excludes(mx);
@@ -131,7 +132,11 @@ CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
   sub->add_option("-o,--output", o->out, "Write the JSONL here (atomically) instead of stdout");
   o->budget.add_options(sub, "--verify: ");
   o->params.add_options(sub);
-  return [o] { return run_apply(*o); };
+  return [o, cand] {
+    if (cand->count() > 0 && o->candidate.empty())
+      return fail("S002 empty candidate id (expected strategy@site{name=value,...})");
+    return run_apply(*o);
+  };
 });
 
 }  // namespace

@@ -104,7 +104,7 @@ CommandRegistrar reg("30-workloads", [](CLI::App& app) -> RunFn {
   em->add_option("name", o->name, "Workload name")->required();
   em->add_option("--set", o->sets, "Parameter k=v (repeatable)");
   em->add_flag("--small", o->small, "Start from the small shapes instead of the defaults");
-  em->add_option("--sample", o->sample, "Emit N seeded random parameter draws");
+  em->add_option("--sample", o->sample, "Emit N seeded random parameter draws (N >= 1)")->check(CLI::Range(1, 1000000));
   em->add_option("--seed", o->seed, "Seed for --sample");
   em->add_option("--dtype", o->dtype, "Element dtype (f32, f64, f16, bf16)");
   em->add_option("-o,--output", o->out, "Write JSONL here (atomically) instead of stdout");

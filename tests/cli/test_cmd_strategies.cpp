@@ -133,4 +133,10 @@ TEST(CliStrategies, ApplyOneCandidateByIdAndRejectStaleOnes) {
   }
   EXPECT_EQ(run("apply --strategy loop_tiling --candidate 'loop_split@0/l2{outer=2}' " + task).rc, 2);
   EXPECT_EQ(run("apply " + task).rc, 2);
+  CliRun empty = run("apply --candidate '' " + task);  // an empty id is S002, not "give --candidate"
+  EXPECT_EQ(empty.rc, 2);
+  EXPECT_NE(empty.err.find("S002 empty candidate id"), std::string::npos) << empty.err;
+  // --max counts candidates: 0 and negative values are errors, not "all" (newcomer finding)
+  EXPECT_EQ(run("apply --strategy loop_split " + task + " --max 0").rc, 2);
+  EXPECT_EQ(run("apply --strategy loop_split " + task + " --max -3").rc, 2);
 }
