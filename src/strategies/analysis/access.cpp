@@ -1,5 +1,7 @@
 #include "strategies/analysis/access.hpp"
 
+#include <set>
+
 namespace steptp::strategy::analysis {
 namespace {
 void reads_rec(const ir::Expr& e, bool lazy, bool gather, std::vector<Access>& out) {
@@ -46,6 +48,16 @@ bool has_gather(const ir::Expr& ref) {
   for (const auto& c : ref.args)
     ir::visit_expr(c, [&](const ir::Expr& x) { g = g || x.kind == ir::ExprKind::Ref; });
   return g;
+}
+
+bool full_header_subscript(const ir::Expr& ref, const std::vector<ir::Loop>& header) {
+  std::set<std::string> keys;
+  for (const auto& e : ref.args)
+    if (e.kind != ir::ExprKind::Var || !keys.insert(e.text).second) return false;
+  if (keys.size() != header.size()) return false;
+  for (const auto& l : header)
+    if (!keys.count(l.var)) return false;
+  return true;
 }
 
 }  // namespace steptp::strategy::analysis

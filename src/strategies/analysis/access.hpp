@@ -25,6 +25,11 @@ struct NestBuffers {
 };
 NestBuffers nest_buffers(const ir::Nest& n);
 
+/// Is every entry of `ref` a plain key, the keys distinct and exactly the loop keys of `header`? Such an access
+/// touches one element per header iteration and each element in one iteration only (the exact same-iteration
+/// shortcuts of operator_fusion and confined()).
+bool full_header_subscript(const ir::Expr& ref, const std::vector<ir::Loop>& header);
+
 /// Does any subscript entry of `ref` contain a buffer reference (a gather)?
 bool has_gather(const ir::Expr& ref);
 

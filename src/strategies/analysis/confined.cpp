@@ -15,21 +15,16 @@ namespace {
 // header keys. Each element is then touched in one header iteration only, so every read sees a value written in
 // its own iteration of every header loop, B loops included (or no write at all, which the flow test accepts too).
 bool same_iteration_accesses(const ir::Nest& n, const std::string& buffer) {
-  std::set<std::string> header;
-  for (const auto& l : n.loops) header.insert(l.var);
   const ir::Expr* first = nullptr;
   for (const auto& it : n.body) {
     if (it.is_nest()) {
-      if (nest_buffers(it.nest()).read.count(buffer) || nest_buffers(it.nest()).written.count(buffer)) return false;
+      const auto nb = nest_buffers(it.nest());
+      if (nb.read.count(buffer) || nb.written.count(buffer)) return false;
       continue;
     }
     for (const auto& a : stmt_accesses(it.stmt())) {
       if (a.buffer() != buffer) continue;
-      std::set<std::string> keys;
-      for (const auto& e : a.ref->args)
-        if (e.kind != ir::ExprKind::Var || !keys.insert(e.text).second) return false;
-      if (keys != header) return false;
-      if (first && !(first->args == a.ref->args)) return false;
+      if (!full_header_subscript(*a.ref, n.loops) || (first && !(first->args == a.ref->args))) return false;
       first = a.ref;
     }
   }

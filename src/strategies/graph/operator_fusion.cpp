@@ -48,8 +48,6 @@ void clear_inner_tails(ir::Nest& n) {
 /// iteration, which the fused body order (body i, then body i+1) keeps; dependences inside each body keep their
 /// relative order. When the test does not apply, isl decides (§7.1).
 bool same_iteration_only(const ir::Nest& a, const ir::Nest& b_renamed) {
-  std::set<std::string> header;
-  for (const auto& l : a.loops) header.insert(l.var);
   const auto ba = analysis::nest_buffers(a), bb = analysis::nest_buffers(b_renamed);
   std::set<std::string> shared;
   for (const auto& x : ba.written)
@@ -63,9 +61,7 @@ bool same_iteration_only(const ir::Nest& a, const ir::Nest& b_renamed) {
       for (const auto& acc : analysis::stmt_accesses(*sc.stmt)) {
         if (!ok || !shared.count(acc.buffer())) continue;
         const ir::Expr& r = *acc.ref;
-        std::set<std::string> keys;
-        for (const auto& e : r.args) ok = ok && e.kind == ir::ExprKind::Var && keys.insert(e.text).second;
-        ok = ok && keys == header;
+        ok = ok && analysis::full_header_subscript(r, a.loops);
         auto [it, fresh] = subscript.emplace(acc.buffer(), &r);
         ok = ok && (fresh || it->second->args == r.args);
       }
