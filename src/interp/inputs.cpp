@@ -136,6 +136,11 @@ TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t se
       } else {
         v = 1.0 + std::floor(4.0 * g.u01());
       }
+      // A declared range (STRATEGIES.md §4) is respected: the magnitude is kept, a zero becomes 1 for "positive".
+      if (k.range != ir::ValueRange::Any && k.dtype != ir::DType::Bool) {
+        v = std::fabs(v);
+        if (k.range == ir::ValueRange::Positive && v == 0.0) v = 1.0;
+      }
       t.data[e] = to_dtype(v, k.dtype);
     }
     out.emplace(k.name, std::move(t));

@@ -18,6 +18,15 @@
 
 namespace steptp::ir {
 
+std::string_view value_range_name(ValueRange r) {
+  switch (r) {
+    case ValueRange::Any: return "any";
+    case ValueRange::Positive: return "positive";
+    case ValueRange::NonNegative: return "nonnegative";
+  }
+  return "any";
+}
+
 std::string_view role_name(Role r) {
   switch (r) {
     case Role::Input: return "input";
@@ -138,6 +147,16 @@ Task parse_task(std::string_view json_text) {
         task_error("E102", fmt::format("{}shape[{}]", path, s), "shape entries must be integers in [1, 2^31)");
       kb.shape.push_back(v.get<std::int64_t>());
     }
+    if (auto it = k.find("range"); it != k.end()) {
+      const std::string r = it->is_string() ? it->get<std::string>() : std::string("?");
+      if (r == "positive") kb.range = ValueRange::Positive;
+      else if (r == "nonnegative") kb.range = ValueRange::NonNegative;
+      else if (r != "any")
+        task_error("E102", path + "range", fmt::format("bad range {} (\"positive\", \"nonnegative\" or \"any\")",
+                                                       it->dump()));
+      if (kb.range != ValueRange::Any && kb.role == Role::Output)
+        task_error("E102", path + "range", "a range can be declared for inputs, constants and params, not outputs");
+    }
     for (const auto& prev : t.known)
       if (prev.name == kb.name) task_error("E103", path + "name", fmt::format("duplicate known name \"{}\"", kb.name));
     int r = static_cast<int>(kb.role);
@@ -177,7 +196,12 @@ std::string task_to_json(const Task& t) {
       if (s) out += ", ";
       out += std::to_string(k.shape[s]);
     }
-    out += "]}";
+    out += ']';
+    if (k.range != ValueRange::Any) {
+      out += ", \"range\": ";
+      dump_string(out, value_range_name(k.range));
+    }
+    out += '}';
   }
   out += "], \"leir\": ";
   dump_string(out, print_program(t.program));

@@ -13,10 +13,17 @@
 
 namespace steptp::strategy {
 
+namespace {
+thread_local const StrategyConfig* g_config = nullptr;
+}  // namespace
+
 const StrategyConfig& default_config() {
   static const StrategyConfig c{};
-  return c;
+  return g_config ? *g_config : c;
 }
+
+ScopedConfig::ScopedConfig(const StrategyConfig& c) : cfg_(c), prev_(g_config) { g_config = &cfg_; }
+ScopedConfig::~ScopedConfig() { g_config = prev_; }
 
 std::string_view family_name(Family f) {
   switch (f) {

@@ -24,6 +24,7 @@ struct KnownSpec {
   ir::Role role;
   std::vector<std::int64_t> shape;
   ir::DType dtype = ir::DType::F32;
+  ir::ValueRange range = ir::ValueRange::Any;  // declared value range (sign analysis, equivalence draws)
 };
 
 /// Builds and validates a task (throws LeirError if invalid).
@@ -31,7 +32,7 @@ inline ir::Task make_task(const std::string& compact_leir, const std::vector<Kno
   ir::Task t;
   t.workload = "test";
   t.suite = "unit";
-  for (const auto& k : known) t.known.push_back(ir::KnownBuffer{k.name, k.role, k.dtype, k.shape});
+  for (const auto& k : known) t.known.push_back(ir::KnownBuffer{k.name, k.role, k.dtype, k.shape, k.range});
   t.program = ir::parse_program(expand_refs(compact_leir));
   ir::validate_or_throw(t);
   return t;

@@ -10,7 +10,8 @@ std::shared_ptr<const TypedTask> typed_task(const ir::Task& t) {
   std::string key = ir::print_program(t.program);
   for (const auto& k : t.known) {
     key += '\x1f' + k.name + ':' + std::to_string(static_cast<int>(k.role)) + ':' +
-           std::to_string(static_cast<int>(k.dtype));
+           std::to_string(static_cast<int>(k.dtype)) + ':' +
+           std::to_string(static_cast<int>(k.range));
     for (auto d : k.shape) key += ',' + std::to_string(d);
   }
   thread_local std::string last_key;
