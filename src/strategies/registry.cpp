@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "strategies/algebraic/algebraic.hpp"
 #include "strategies/config.hpp"
 #include "strategies/graph/graph.hpp"
 #include "strategies/loop/loop.hpp"
@@ -154,6 +155,15 @@ const std::vector<StrategyInfo>& table() {
          "Turn a max-reduction into a running (prefix) maximum along its reduction axis, followed by a read of the "
          "last prefix element.",
          special::enumerate_prefix_max, special::apply_prefix_max},
+        {"exponential_split", 37, Family::Algebraic,
+         "Split exp(X-R) around a pivot N, into either exp(X-N)*exp(N-R) or exp(X-N)/exp(R-N).",
+         algebraic::enumerate_exponential_split, algebraic::apply_exponential_split},
+        {"multiplicative_split", 38, Family::Algebraic,
+         "Replace one operand X by (X/Y)*Y for a pivot Y, to prepare a later multiplicative recombination.",
+         algebraic::enumerate_multiplicative_split, algebraic::apply_multiplicative_split},
+        {"additive_split", 39, Family::Algebraic,
+         "Replace one operand X by (X+Y)-Y for a pivot Y, to prepare a later additive recombination.",
+         algebraic::enumerate_additive_split, algebraic::apply_additive_split},
         {"normal_loop_summation_on_exp_to_prefix_summation_on_exp", 40, Family::Special,
          "Fuse a max-reduction and the sum of exponentials that follows it into one pass that keeps a running "
          "maximum and a running rescaled sum (the online normaliser).",

@@ -1,0 +1,382 @@
+// The identity-insertion strategies (STRATEGIES.md §11 entries 37 exponential_split, 38 multiplicative_split,
+// 39 additive_split): the catalogue examples byte for byte with their facts, one negative test per site
+// condition, the Prove/Guard domain policy of entry 38, B3 (the rest negated as a whole), and every candidate of
+// small tasks applied, validated and checked numerically in its class.
+#include <gtest/gtest.h>
+
+#include "graph_memory_test_util.hpp"
+#include "strategies/config.hpp"
+
+namespace {
+const char* kExp = "exponential_split";
+const char* kMul = "multiplicative_split";
+const char* kAdd = "additive_split";
+
+using steptp::ir::DType;
+
+// Catalogue programs: A, C, D inputs [8,6] / [8] and the output named in the text.
+steptp::ir::Task softmax_sum(const std::string& text) {
+  return make_task(text, {{"A", R::Input, {8, 6}}, {"C", R::Input, {8}}, {"D", R::Input, {8}},
+                          {"E", R::Output, {8}}});
+}
+steptp::ir::Task elementwise(const std::string& text) {
+  return make_task(text, {{"A", R::Input, {8, 6}}, {"D", R::Input, {8, 6}}, {"C", R::Output, {8, 6}}});
+}
+
+st::StrategyConfig guard_config() {
+  st::StrategyConfig c;
+  c.domain_policy = st::DomainPolicy::Guard;
+  return c;
+}
+
+nlohmann::json prev_pivot(const std::string& buf, const std::string& identity) {
+  return {{"kind", "previous element"},
+          {"access", expand_refs(buf + "_{tx,a-1}")},
+          {"expr", expand_refs("if_then_else(a-1<0," + identity + "," + buf + "_{tx,a-1})")},
+          {"key", "a"}};
+}
+}  // namespace
+
+// ---- 37 exponential_split ----
+
+TEST(AlgebraicExponentialSplit, CatalogueExample) {
+  auto t = softmax_sum("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-D_{tx});];");
+  ASSERT_EQ(candidate_ids(kExp, t), (Ids{"exponential_split@0/s0/e1.1{pivot=prev,form=multiply}",
+                                         "exponential_split@0/s0/e1.1{pivot=prev,form=divide}"}));
+  auto a = apply_id("exponential_split@0/s0/e1.1{pivot=prev,form=multiply}", t);
+  EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-if_then_else(a-1<0,0,A_{tx,a-1}))*"
+                                 "exp(if_then_else(a-1<0,0,A_{tx,a-1})-D_{tx});];"));
+  EXPECT_EQ(a.cls, st::Exactness::Reassoc);
+  EXPECT_EQ(a.facts["class"], "R");
+  EXPECT_EQ(a.facts["statement"], expand_refs("E_{tx}=E_{tx}+exp(A_{tx,a}-D_{tx});"));
+  EXPECT_EQ(a.facts["exp_node"]["printed"], expand_refs("exp(A_{tx,a}-D_{tx})"));
+  EXPECT_EQ(a.facts["exp_node"]["path"], nlohmann::json::array({1, 1}));
+  EXPECT_EQ(a.facts["X"], expand_refs("A_{tx,a}"));
+  EXPECT_EQ(a.facts["rest"], expand_refs("D_{tx}"));
+  EXPECT_EQ(a.facts["pivot"], prev_pivot("A", "0"));
+  EXPECT_EQ(a.facts["form"], "multiply");
+  ASSERT_TRUE(a.facts["range_note"].is_string());
+  EXPECT_NE(a.facts["range_note"].get<std::string>().find("overflow"), std::string::npos);
+  EXPECT_EQ(a.facts["params"], nlohmann::json({{"pivot", "prev"}, {"form", "multiply"}}));
+  EXPECT_TRUE(equivalent_in_class(t, a));
+
+  auto d = apply_id("exponential_split@0/s0/e1.1{pivot=prev,form=divide}", t);
+  EXPECT_EQ(leir(d), expand_refs("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-if_then_else(a-1<0,0,A_{tx,a-1}))/"
+                                 "exp(D_{tx}-if_then_else(a-1<0,0,A_{tx,a-1}));];"));
+  EXPECT_EQ(d.facts["form"], "divide");
+  EXPECT_TRUE(equivalent_in_class(t, d));
+}
+
+TEST(AlgebraicExponentialSplit, B3TheRestIsNegatedAsAWhole) {
+  auto t = softmax_sum("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-D_{tx}-C_{tx});];");
+  auto d = apply_id("exponential_split@0/s0/e1.1{pivot=prev,form=divide}", t);
+  EXPECT_EQ(leir(d), expand_refs("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-if_then_else(a-1<0,0,A_{tx,a-1}))/"
+                                 "exp(D_{tx}+C_{tx}-if_then_else(a-1<0,0,A_{tx,a-1}));];"));
+  EXPECT_EQ(d.facts["rest"], expand_refs("D_{tx}+C_{tx}"));
+  EXPECT_TRUE(equivalent_in_class(t, d));
+  auto m = apply_id("exponential_split@0/s0/e1.1{pivot=prev,form=multiply}", t);
+  EXPECT_EQ(leir(m), expand_refs("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-if_then_else(a-1<0,0,A_{tx,a-1}))*"
+                                 "exp(if_then_else(a-1<0,0,A_{tx,a-1})-(D_{tx}+C_{tx}));];"));
+  EXPECT_TRUE(equivalent_in_class(t, m));
+  // A leading negative term and a positive one after X: exp(-D+A+C) has X = A and R = D-C.
+  auto t2 = softmax_sum("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(-D_{tx}+A_{tx,a}+C_{tx});];");
+  auto d2 = apply_id("exponential_split@0/s0/e1.1{pivot=prev,form=divide}", t2);
+  EXPECT_EQ(d2.facts["X"], expand_refs("A_{tx,a}"));
+  EXPECT_EQ(d2.facts["rest"], expand_refs("D_{tx}-C_{tx}"));
+  EXPECT_TRUE(equivalent_in_class(t2, d2));
+}
+
+TEST(AlgebraicExponentialSplit, EarlierNestPivotAfterThePreviousElement) {
+  // The softmax normaliser: D is the max written by nest 0, so it is a pivot (keys {tx} = the output's keys).
+  auto t = softmax_sum("B^{8}_{tx=0}L^{6}_{a=0}[G_{tx}=max(G_{tx},A_{tx,a});];"
+                       "B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-G_{tx}+D_{tx});];");
+  EXPECT_EQ(candidate_ids(kExp, t), (Ids{"exponential_split@1/s0/e1.1{pivot=prev,form=multiply}",
+                                         "exponential_split@1/s0/e1.1{pivot=prev,form=divide}",
+                                         "exponential_split@1/s0/e1.1{pivot=\"G_{tx}\",form=multiply}",
+                                         "exponential_split@1/s0/e1.1{pivot=\"G_{tx}\",form=divide}"}));
+  auto a = apply_id("exponential_split@1/s0/e1.1{pivot=\"G_{tx}\",form=divide}", t);
+  EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}L^{6}_{a=0}[G_{tx}=max(G_{tx},A_{tx,a});];"
+                                 "B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-G_{tx})/exp(G_{tx}-D_{tx}-G_{tx});];"));
+  EXPECT_EQ(a.facts["pivot"], nlohmann::json({{"kind", "earlier nest"},
+                                              {"access", expand_refs("G_{tx}")},
+                                              {"expr", expand_refs("G_{tx}")},
+                                              {"nest", 0}}));
+  EXPECT_EQ(check_all_candidates(kExp, t), 4u);
+}
+
+TEST(AlgebraicExponentialSplit, OutputInTheArgumentIsNotASite) {
+  auto ok = softmax_sum("B^{8}_{tx=0}[E_{tx}=C_{tx};];B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-D_{tx});];");
+  EXPECT_EQ(candidate_ids(kExp, ok).size(), 2u);
+  auto bad = softmax_sum("B^{8}_{tx=0}[E_{tx}=C_{tx};];B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-E_{tx});];");
+  EXPECT_TRUE(candidate_ids(kExp, bad).empty());
+}
+
+TEST(AlgebraicExponentialSplit, LazyBranchConditionAndNonSumsAreNotSites) {
+  // exp inside a lazy branch, exp inside a condition, exp of a single term, exp whose only positive term is not
+  // an access.
+  EXPECT_TRUE(candidate_ids(kExp, softmax_sum("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+if_then_else(a<3,"
+                                              "exp(A_{tx,a}-D_{tx}),0.0);];"))
+                  .empty());
+  EXPECT_TRUE(candidate_ids(kExp, softmax_sum("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+(exp(A_{tx,a}-D_{tx})>1.0);];"))
+                  .empty());
+  EXPECT_TRUE(candidate_ids(kExp, softmax_sum("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a});];")).empty());
+  EXPECT_TRUE(
+      candidate_ids(kExp, softmax_sum("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(2.0*A_{tx,a}-D_{tx});];")).empty());
+}
+
+TEST(AlgebraicExponentialSplit, PreviousElementNeedsAPlainLastEntry) {
+  // Last entry 5-a is not a plain key; A_{a,a}: the key also occurs in another entry. No pivot, no site.
+  EXPECT_TRUE(
+      candidate_ids(kExp, softmax_sum("B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,5-a}-D_{tx});];")).empty());
+  auto sq = make_task("B^{6}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{a,a}-D_{tx});];",
+                      {{"A", R::Input, {6, 6}}, {"D", R::Input, {6}}, {"E", R::Output, {6}}});
+  EXPECT_TRUE(candidate_ids(kExp, sq).empty());
+  // The plain key need not be the innermost loop: A_{a,tx} splits along tx (a serial-free read of an input).
+  auto tr = make_task("B^{6}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{a,tx}-D_{tx});];",
+                      {{"A", R::Input, {6, 6}}, {"D", R::Input, {6}}, {"E", R::Output, {6}}});
+  auto a = apply_id("exponential_split@0/s0/e1.1{pivot=prev,form=multiply}", tr);
+  EXPECT_EQ(a.facts["pivot"]["key"], "tx");
+  EXPECT_TRUE(equivalent_in_class(tr, a));
+}
+
+TEST(AlgebraicExponentialSplit, OperandsThatMayOverflowAreNotSplit) {
+  // S is a sum of 64 products: exp(S-N)*exp(N-C) could overflow where exp(S-C) does not (pivots.hpp
+  // "magnitudes"). The same statement over an input is split.
+  const std::vector<st::testing::KnownSpec> known{
+      {"A", R::Input, {4, 64}}, {"D", R::Input, {6, 64}}, {"C", R::Input, {4}}, {"E", R::Output, {4}}};
+  auto big = make_task("B^{4}_{tx=0}L^{6}_{a=0}L^{64}_{c=0}[S_{tx,a}=S_{tx,a}+A_{tx,c}*D_{a,c};];"
+                       "B^{4}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(S_{tx,a}-C_{tx});];",
+                       known);
+  EXPECT_TRUE(candidate_ids(kExp, big).empty());
+  auto small = make_task("B^{4}_{tx=0}L^{6}_{a=0}[S_{tx,a}=A_{tx,a}-D_{a,a};];"
+                         "B^{4}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(S_{tx,a}-C_{tx});];",
+                         known);
+  // The previous element, and S_{tx,a} itself (entry 37, unlike 38 and 39, does not exclude X as its own pivot).
+  EXPECT_EQ(candidate_ids(kExp, small), (Ids{"exponential_split@1/s0/e1.1{pivot=prev,form=multiply}",
+                                             "exponential_split@1/s0/e1.1{pivot=prev,form=divide}",
+                                             "exponential_split@1/s0/e1.1{pivot=\"S_{tx,a}\",form=multiply}",
+                                             "exponential_split@1/s0/e1.1{pivot=\"S_{tx,a}\",form=divide}"}));
+  EXPECT_EQ(check_all_candidates(kExp, small), 4u);
+}
+
+// ---- 38 multiplicative_split ----
+
+namespace {
+// The catalogue's program for entry 38: F is written earlier as exp(A), so it is positive.
+const char* kMulProgram =
+    "B^{8}_{tx=0}L^{6}_{a=0}[F_{tx,a}=exp(A_{tx,a});];B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=F_{tx,a}*D_{tx,a};];";
+}  // namespace
+
+TEST(AlgebraicMultiplicativeSplit, CatalogueExampleProven) {
+  auto t = elementwise(kMulProgram);
+  // Prove (default): F's previous element is proven non-zero; D/F*F with the earlier-nest pivot F too. D's previous
+  // element and A's are unknown (inputs without a declared range): not offered. F_{tx,a} is never a pivot of
+  // itself.
+  ASSERT_EQ(candidate_ids(kMul, t), (Ids{"multiplicative_split@1/s0{occurrence=0,pivot=prev}",
+                                         "multiplicative_split@1/s0{occurrence=1,pivot=\"F_{tx,a}\"}"}));
+  auto a = apply_id("multiplicative_split@1/s0{occurrence=0,pivot=prev}", t);
+  EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}L^{6}_{a=0}[F_{tx,a}=exp(A_{tx,a});];B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=(F_{tx,a}/"
+                                 "if_then_else(a-1<0,1,F_{tx,a-1})*if_then_else(a-1<0,1,F_{tx,a-1}))*D_{tx,a};];"));
+  EXPECT_EQ(a.cls, st::Exactness::Domain);
+  EXPECT_EQ(a.facts["class"], "D");
+  EXPECT_EQ(a.facts["statement"], expand_refs("C_{tx,a}=F_{tx,a}*D_{tx,a};"));
+  EXPECT_EQ(a.facts["occurrence"]["printed"], expand_refs("F_{tx,a}"));
+  EXPECT_EQ(a.facts["occurrence"]["path"], nlohmann::json::array({1, 0}));
+  EXPECT_EQ(a.facts["pivot"], prev_pivot("F", "1"));
+  ASSERT_EQ(a.facts["conditions"].size(), 1u);
+  const auto& c = a.facts["conditions"][0];
+  EXPECT_EQ(c["kind"], "domain");
+  EXPECT_EQ(c["expr"], expand_refs("if_then_else(a-1<0,1,F_{tx,a-1})!=0"));
+  EXPECT_EQ(c["status"], "proven");
+  EXPECT_FALSE(c["reason"].get<std::string>().empty());
+  EXPECT_TRUE(equivalent_in_class(t, a));
+  EXPECT_EQ(check_all_candidates(kMul, t), 2u);
+}
+
+TEST(AlgebraicMultiplicativeSplit, DeclaredPositiveInputIsProven) {
+  auto t = make_task("B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=A_{tx,a}*D_{tx,a};];",
+                     {{"A", R::Input, {8, 6}, DType::F32, steptp::ir::ValueRange::Positive},
+                      {"D", R::Input, {8, 6}},
+                      {"C", R::Output, {8, 6}}});
+  EXPECT_EQ(candidate_ids(kMul, t), (Ids{"multiplicative_split@0/s0{occurrence=0,pivot=prev}"}));
+  EXPECT_EQ(check_all_candidates(kMul, t), 1u);
+}
+
+TEST(AlgebraicMultiplicativeSplit, GuardPolicyGuardsUnprovenDivisors) {
+  auto t = elementwise(kMulProgram);
+  st::ScopedConfig scoped(guard_config());
+  // Every pair is offered: A's and D's previous elements are guarded, the proven ones stay unguarded.
+  ASSERT_EQ(candidate_ids(kMul, t), (Ids{"multiplicative_split@0/s0{occurrence=0,pivot=prev}",
+                                         "multiplicative_split@1/s0{occurrence=0,pivot=prev}",
+                                         "multiplicative_split@1/s0{occurrence=1,pivot=prev}",
+                                         "multiplicative_split@1/s0{occurrence=1,pivot=\"F_{tx,a}\"}"}));
+  auto g = apply_id("multiplicative_split@1/s0{occurrence=1,pivot=prev}", t);
+  EXPECT_EQ(leir(g), expand_refs("B^{8}_{tx=0}L^{6}_{a=0}[F_{tx,a}=exp(A_{tx,a});];B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=F_{tx,a}*"
+                                 "if_then_else(if_then_else(a-1<0,1,D_{tx,a-1})!=0,D_{tx,a}/if_then_else(a-1<0,1,"
+                                 "D_{tx,a-1})*if_then_else(a-1<0,1,D_{tx,a-1}),D_{tx,a});];"));
+  EXPECT_EQ(g.cls, st::Exactness::Domain);
+  ASSERT_EQ(g.facts["conditions"].size(), 1u);
+  EXPECT_EQ(g.facts["conditions"][0]["status"], "guarded");
+  EXPECT_EQ(g.facts["conditions"][0]["expr"], expand_refs("if_then_else(a-1<0,1,D_{tx,a-1})!=0"));
+  // A proven divisor is not guarded under Guard either.
+  auto p = apply_id("multiplicative_split@1/s0{occurrence=0,pivot=prev}", t);
+  EXPECT_EQ(p.facts["conditions"][0]["status"], "proven");
+  EXPECT_EQ(check_all_candidates(kMul, t), 4u);
+}
+
+TEST(AlgebraicMultiplicativeSplit, GuardMatchesTheOriginalWhereTheDivisorIsZero) {
+  // D holds zeros in every other column (written as A*0 on even a): the guard must select the original there.
+  auto t = make_task("B^{8}_{tx=0}L^{6}_{a=0}[G_{tx,a}=if_then_else(a%2==0,0.0,A_{tx,a});];"
+                     "B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=A_{tx,a}*G_{tx,a};];",
+                     {{"A", R::Input, {8, 6}}, {"C", R::Output, {8, 6}}});
+  EXPECT_TRUE(candidate_ids(kMul, t).empty());  // nothing proven
+  st::ScopedConfig scoped(guard_config());
+  auto a = apply_id("multiplicative_split@1/s0{occurrence=0,pivot=\"G_{tx,a}\"}", t);
+  EXPECT_EQ(a.facts["conditions"][0]["status"], "guarded");
+  EXPECT_TRUE(equivalent_in_class(t, a));
+  EXPECT_EQ(check_all_candidates(kMul, t), 3u);
+}
+
+// ---- 39 additive_split ----
+
+TEST(AlgebraicAdditiveSplit, CatalogueExample) {
+  auto t = elementwise("B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=A_{tx,a}*D_{tx,a};];");
+  ASSERT_EQ(candidate_ids(kAdd, t), (Ids{"additive_split@0/s0{occurrence=0,pivot=prev}",
+                                         "additive_split@0/s0{occurrence=1,pivot=prev}"}));
+  auto a = apply_id("additive_split@0/s0{occurrence=0,pivot=prev}", t);
+  EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=(A_{tx,a}+if_then_else(a-1<0,0,A_{tx,a-1})-"
+                                 "if_then_else(a-1<0,0,A_{tx,a-1}))*D_{tx,a};];"));
+  EXPECT_EQ(a.cls, st::Exactness::Reassoc);
+  EXPECT_EQ(a.facts["class"], "R");
+  EXPECT_EQ(a.facts["statement"], expand_refs("C_{tx,a}=A_{tx,a}*D_{tx,a};"));
+  EXPECT_EQ(a.facts["occurrence"]["printed"], expand_refs("A_{tx,a}"));
+  EXPECT_EQ(a.facts["pivot"], prev_pivot("A", "0"));
+  EXPECT_TRUE(a.facts["conditions"].is_null() || a.facts["conditions"].empty());
+  EXPECT_TRUE(equivalent_in_class(t, a));
+  EXPECT_EQ(check_all_candidates(kAdd, t), 2u);
+}
+
+TEST(AlgebraicAdditiveSplit, AccumulatorIsNeverAnOccurrence) {
+  // G_{tx} is an earlier-nest pivot whose keys cover E's; E itself (the accumulator) gets none.
+  auto t = softmax_sum("B^{8}_{tx=0}[G_{tx}=C_{tx}+D_{tx};];"
+                       "B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+A_{tx,a}*G_{tx};];");
+  // G_{tx} gets its own previous element (occurrence 1) but is never its own pivot.
+  EXPECT_EQ(candidate_ids(kAdd, t), (Ids{"additive_split@0/s0{occurrence=0,pivot=prev}",
+                                         "additive_split@0/s0{occurrence=1,pivot=prev}",
+                                         "additive_split@1/s0{occurrence=0,pivot=prev}",
+                                         "additive_split@1/s0{occurrence=0,pivot=\"G_{tx}\"}",
+                                         "additive_split@1/s0{occurrence=1,pivot=prev}"}));
+  auto a = apply_id("additive_split@1/s0{occurrence=0,pivot=\"G_{tx}\"}", t);
+  EXPECT_EQ(a.facts["occurrence"]["printed"], expand_refs("A_{tx,a}"));
+  EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}[G_{tx}=C_{tx}+D_{tx};];"
+                                 "B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+(A_{tx,a}+G_{tx}-G_{tx})*G_{tx};];"));
+  EXPECT_EQ(check_all_candidates(kAdd, t), 5u);
+}
+
+TEST(AlgebraicAdditiveSplit, LazyBranchesConditionsAndIntegersAreNotOccurrences) {
+  EXPECT_TRUE(candidate_ids(kAdd, elementwise("B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=if_then_else(a<3,A_{tx,a},"
+                                              "D_{tx,a});];"))
+                  .empty());
+  // A in a condition: only D (occurrence 0) is eligible.
+  auto c = elementwise("B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=(A_{tx,a}>0.0)*D_{tx,a};];");
+  EXPECT_EQ(candidate_ids(kAdd, c), (Ids{"additive_split@0/s0{occurrence=0,pivot=prev}"}));
+  EXPECT_EQ(apply_id("additive_split@0/s0{occurrence=0,pivot=prev}", c).facts["occurrence"]["printed"],
+            expand_refs("D_{tx,a}"));
+  // An integer operand is not an occurrence (an inserted float pivot would change the arithmetic's type).
+  auto i = make_task("B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=I^{i32,g}_{tx,a}*D_{tx,a};];",
+                     {{"I", R::Input, {8, 6}, DType::I32}, {"D", R::Input, {8, 6}}, {"C", R::Output, {8, 6}}});
+  EXPECT_EQ(candidate_ids(kAdd, i), (Ids{"additive_split@0/s0{occurrence=0,pivot=prev}"}));
+  EXPECT_EQ(apply_id("additive_split@0/s0{occurrence=0,pivot=prev}", i).facts["occurrence"]["printed"],
+            expand_refs("D_{tx,a}"));
+}
+
+namespace {
+// Site: C_{tx,a}=A_{tx,a}*D_{tx,a} after a nest writing G; the earlier-nest pivots of A are listed.
+std::vector<std::string> earlier_pivots(const std::string& before, const std::string& site_extra = "") {
+  auto t = make_task(before + "B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=A_{tx,a}*D_{tx,a};" + site_extra + "];",
+                     {{"A", R::Input, {8, 6}}, {"D", R::Input, {8, 6}}, {"C", R::Output, {8, 6}}});
+  std::vector<std::string> out;
+  const std::string site = std::to_string(t.program.nests.size() - 1) + "/s0{occurrence=0,pivot=";
+  for (const auto& id : candidate_ids(kAdd, t))
+    if (id.find(site) != std::string::npos && id.find("pivot=prev") == std::string::npos) out.push_back(id.substr(id.find("pivot=") + 6));
+  return out;
+}
+}  // namespace
+
+TEST(AlgebraicAdditiveSplit, EarlierNestPivotConditions) {
+  const std::string g = "B^{8}_{tx=0}L^{6}_{a=0}[G_{tx,a}=A_{tx,a}+D_{tx,a};];";
+  EXPECT_EQ(earlier_pivots(g), (Ids{"\"G_{tx,a}\"}"}));
+  // Overwritten since: a later nest writes G again, with a subscript that cannot be a pivot.
+  EXPECT_TRUE(earlier_pivots(g + "B^{8}_{tx=0}[G_{tx,0}=A_{tx,0};];").empty());
+  // Overwritten in the site's own nest.
+  EXPECT_TRUE(earlier_pivots(g, "G_{tx,a}=D_{tx,a};").empty());
+  // Keys not a superset of the output's {tx,a}.
+  EXPECT_TRUE(earlier_pivots("B^{8}_{tx=0}[G_{tx}=A_{tx,0};];").empty());
+  // Keys not distinct / not plain.
+  EXPECT_TRUE(earlier_pivots("B^{8}_{tx=0}L^{6}_{a=0}[G_{tx,a,a}=A_{tx,a};];").empty());
+  // Written over a smaller extent than the site reads.
+  EXPECT_TRUE(earlier_pivots("B^{8}_{tx=0}L^{3}_{a=0}[G_{tx,a}=A_{tx,a};];").empty());
+  // bool and f64 pivots (not X's dtype).
+  EXPECT_TRUE(earlier_pivots("B^{8}_{tx=0}L^{6}_{a=0}[G^{bool,g}_{tx,a}=A_{tx,a}>0.0;];").empty());
+  EXPECT_TRUE(earlier_pivots("B^{8}_{tx=0}L^{6}_{a=0}[G^{f64,g}_{tx,a}=A_{tx,a};];").empty());
+  // A defining statement with inf.
+  EXPECT_TRUE(earlier_pivots("B^{8}_{tx=0}L^{6}_{a=0}[G_{tx,a}=max(A_{tx,a},-inf);];").empty());
+  // A shared-scope buffer cannot be read in another nest.
+  EXPECT_EQ(earlier_pivots("B^{8}_{tx=0}L^{6}_{a=0}[G^{f32,s}_{tx,a}=A_{tx,a};H_{tx,a}=G^{f32,s}_{tx,a};];"),
+            (Ids{"\"H_{tx,a}\"}"}));
+  // An exp-valued pivot is too large for (X+Y)-Y to keep X (pivots.hpp "magnitudes").
+  EXPECT_TRUE(earlier_pivots("B^{8}_{tx=0}L^{6}_{a=0}[G_{tx,a}=exp(A_{tx,a});];").empty());
+}
+
+TEST(AlgebraicAdditiveSplit, PreviousElementOfAnInfiniteBufferIsNotAPivot) {
+  auto t = elementwise("B^{8}_{tx=0}L^{6}_{a=0}[G_{tx,a}=max(A_{tx,a},-inf);];"
+                       "B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=G_{tx,a}*D_{tx,a};];");
+  // Only D's previous element at nest 1 (and A's at nest 0).
+  EXPECT_EQ(candidate_ids(kAdd, t), (Ids{"additive_split@0/s0{occurrence=0,pivot=prev}",
+                                         "additive_split@1/s0{occurrence=1,pivot=prev}"}));
+}
+
+TEST(AlgebraicAdditiveSplit, ParallelKeyOverABufferOfTheSameNest) {
+  // F is written in the site's nest: its previous element along the bound key tx would read another thread's
+  // write, so only the serial key a may be split along.
+  auto t = elementwise("B^{8}_{tx=0}L^{6}_{a=0}[F_{a,tx}=exp(A_{tx,a});C_{tx,a}=F_{a,tx}*D_{tx,a};];");
+  EXPECT_EQ(candidate_ids(kAdd, t), (Ids{"additive_split@0/s0{occurrence=0,pivot=prev}",
+                                         "additive_split@0/s1{occurrence=1,pivot=prev}"}));
+}
+
+// ---- every candidate of small tasks ----
+
+TEST(AlgebraicSplitAll, SoftmaxEveryCandidateIsEquivalent) {
+  auto t = make_task("B^{8}_{tx=0}L^{6}_{a=0}[D_{tx}=max(D_{tx},A_{tx,a});];"
+                     "B^{8}_{tx=0}L^{6}_{a=0}[E_{tx}=E_{tx}+exp(A_{tx,a}-D_{tx});];"
+                     "B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=exp(A_{tx,a}-D_{tx})/E_{tx};];",
+                     {{"A", R::Input, {8, 6}}, {"C", R::Output, {8, 6}}});
+  // 37: nest 1 splits around A's previous element and the max D, nest 2 around A's previous element only (D's keys
+  // do not cover C's).
+  EXPECT_EQ(check_all_candidates(kExp, t), 6u);
+  // 38 under Prove: only E (a sum of exponentials, positive) divided by its previous element.
+  EXPECT_EQ(candidate_ids(kMul, t), (Ids{"multiplicative_split@2/s0{occurrence=2,pivot=prev}"}));
+  EXPECT_EQ(check_all_candidates(kMul, t), 1u);
+  // 39: E's previous element is too large a pivot (a sum of exponentials).
+  EXPECT_EQ(check_all_candidates(kAdd, t), 6u);
+  st::ScopedConfig scoped(guard_config());
+  EXPECT_EQ(check_all_candidates(kMul, t), 7u);
+}
+
+TEST(AlgebraicSplitAll, MatmulBiasAndLayerNormEveryCandidateIsEquivalent) {
+  auto mm = make_task("B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}[G_{tx,a}=G_{tx,a}+A_{tx,c}*D_{c,a};];"
+                      "B^{4}_{tx=0}L^{3}_{a=0}[C_{tx,a}=G_{tx,a}+E_{a};];",
+                      {{"A", R::Input, {4, 5}}, {"D", R::Input, {5, 3}}, {"E", R::Input, {3}},
+                       {"C", R::Output, {4, 3}}});
+  EXPECT_EQ(check_all_candidates(kExp, mm), 0u);
+  EXPECT_EQ(check_all_candidates(kMul, mm), 0u);
+  EXPECT_EQ(check_all_candidates(kAdd, mm), 5u);
+  auto ln = make_task("B^{4}_{tx=0}L^{6}_{a=0}[M_{tx}=M_{tx}+A_{tx,a}/6.0;];"
+                      "B^{4}_{tx=0}L^{6}_{a=0}[Q_{tx}=Q_{tx}+(A_{tx,a}-M_{tx})*(A_{tx,a}-M_{tx})/6.0;];"
+                      "B^{4}_{tx=0}L^{6}_{a=0}[C_{tx,a}=(A_{tx,a}-M_{tx})/sqrt(Q_{tx}+1e-05);];",
+                      {{"A", R::Input, {4, 6}}, {"C", R::Output, {4, 6}}});
+  EXPECT_EQ(check_all_candidates(kAdd, ln), 10u);
+  EXPECT_EQ(check_all_candidates(kExp, ln), 0u);
+  st::ScopedConfig scoped(guard_config());
+  EXPECT_EQ(check_all_candidates(kMul, ln), 10u);
+}
