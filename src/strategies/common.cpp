@@ -9,6 +9,7 @@
 #include "ir/validate.hpp"
 #include "strategies/analysis/access.hpp"
 #include "strategies/analysis/locate.hpp"
+#include "strategies/config.hpp"
 
 namespace steptp::strategy {
 
@@ -35,13 +36,22 @@ Site match_site(const std::vector<Site>& sites, const Candidate& c) {
 
 namespace {
 
-/// info.enumerate(t), memoised per thread for the most recent task of each strategy. Callers that apply many
-/// candidates of one program (the cost policy, strategy_consistent scans, generate's candidate loop) would
-/// otherwise enumerate the whole program again for every candidate's re-check. Sites own their parameter
-/// generators (captured by value), so a cached site never refers to the task it came from.
+/// The configuration in effect (enumeration depends on it: footprint limits, launch limits, the domain policy).
+std::string config_key() {
+  const StrategyConfig& c = default_config();
+  return std::to_string(c.max_new_elements) + ',' + std::to_string(c.max_unroll) + ',' +
+         std::to_string(c.vector_width) + ',' + std::to_string(c.max_thread_xy) + ',' +
+         std::to_string(c.max_thread_z) + ',' + std::to_string(c.max_threads) + ',' + std::to_string(c.max_block_x) +
+         ',' + std::to_string(c.max_block_yz) + ',' + std::to_string(static_cast<int>(c.domain_policy));
+}
+
+/// info.enumerate(t), memoised per thread for the most recent task (and configuration) of each strategy. Callers
+/// that apply many candidates of one program (the cost policy, strategy_consistent scans, generate's candidate
+/// loop) would otherwise enumerate the whole program again for every candidate's re-check. Sites own their
+/// parameter generators (captured by value), so a cached site never refers to the task it came from.
 const std::vector<Site>& cached_enumerate(const StrategyInfo& info, const ir::Task& t) {
   thread_local std::map<std::string_view, std::pair<std::string, std::vector<Site>>> cache;
-  std::string key = ir::task_to_json(t);
+  std::string key = config_key() + '\n' + ir::task_to_json(t);
   auto& entry = cache[info.name];
   if (entry.first != key) {
     entry.second = info.enumerate(t);
