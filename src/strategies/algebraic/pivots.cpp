@@ -11,6 +11,7 @@
 #include "ir/validate.hpp"
 #include "strategies/analysis/access.hpp"
 #include "strategies/analysis/reduction.hpp"
+#include "strategies/analysis/sign.hpp"
 #include "strategies/analysis/refs.hpp"
 #include "strategies/common.hpp"
 
@@ -177,7 +178,7 @@ const double kUlp = std::ldexp(1.0, -53);     // a sum of non-zero terms is 0 or
 
 class Magnitudes {
  public:
-  explicit Magnitudes(const ir::Task& typed) {
+  explicit Magnitudes(const ir::Task& typed) : signs_(typed) {
     beta_ = 64.0;
     double max_extent = 1;
     const auto stmts = analysis::collect_stmts(typed.program);
@@ -230,9 +231,15 @@ class Magnitudes {
   }
 
  private:
+  /// May `e` be 0 (sign analysis)? Then a quotient by it may be infinite, a log of it -inf.
+  bool may_be_zero(const ir::Expr& e) const { return !signs_.expr(e).is_nonzero(); }
+
   Magnitude binary(const ir::Expr& e) const {
     if (e.bop == ir::BinOp::And || e.bop == ir::BinOp::Or) return {1, 1};
     const Magnitude a = eval(e.args[0]), b = eval(e.args[1]);
+    const bool partial = e.bop == ir::BinOp::Div || e.bop == ir::BinOp::FloorDiv || e.bop == ir::BinOp::Mod ||
+                         (e.bop == ir::BinOp::Pow && e.args[1].kind == ir::ExprKind::IntLit && e.args[1].ival < 0);
+    if (partial && may_be_zero(e.bop == ir::BinOp::Pow ? e.args[0] : e.args[1])) return {kInf, 0};
     switch (e.bop) {
       case ir::BinOp::Add:
       case ir::BinOp::Sub: return {a.hi + b.hi, std::min(a.lo, b.lo) * kUlp};
@@ -257,9 +264,11 @@ class Magnitudes {
     switch (e.fn) {
       case ir::Func::Exp: return {std::exp(m[0].hi), std::exp(-m[0].hi)};
       case ir::Func::Log:
-        if (!(m[0].lo > 0)) return {kInf, 0};
+        if (!(m[0].lo > 0) || !signs_.expr(e.args[0]).is_positive()) return {kInf, 0};
         return {std::max(std::fabs(std::log(m[0].hi)), std::fabs(std::log(m[0].lo))), kUlp};
-      case ir::Func::Sqrt: return {std::sqrt(m[0].hi), std::sqrt(m[0].lo)};
+      case ir::Func::Sqrt:
+        if (!signs_.expr(e.args[0]).is_nonnegative()) return {kInf, 0};  // NaN
+        return {std::sqrt(m[0].hi), std::sqrt(m[0].lo)};
       case ir::Func::Abs: return m[0];
       case ir::Func::Erf: return {1, std::min(m[0].lo, 1.0) * 0.5};
       case ir::Func::Max:
@@ -296,6 +305,7 @@ class Magnitudes {
     }
   }
 
+  analysis::SignAnalysis signs_;
   double beta_ = 64, var_ = 1;
   std::map<std::string, Magnitude, std::less<>> buf_;
 };

@@ -84,8 +84,10 @@ std::vector<Pivot> pivots(const ir::Task& typed, const analysis::StmtCtx& sc, co
 //   entry 39: hi(Y) <= 2^20 (the rounding error of (X+Y)-Y stays below 2^-33 in f64).
 // This excludes, for example, splitting exp(S-M) of an attention score matrix S (a sum of products).
 
-/// Bounds on |v| for every value v an expression of the task may take: hi an upper bound (inf: unbounded), lo a
-/// lower bound over the non-zero values (0: may be arbitrarily close to 0).
+/// Bounds on |v| for every value v an expression of the task may take: hi an upper bound (inf: unbounded, or the
+/// value may be infinite or NaN: a quotient, `//` or `%` by a divisor, or a negative power of a base, that sign
+/// analysis does not prove non-zero; a log of an argument not proven positive; a sqrt of one not proven
+/// non-negative), lo a lower bound over the non-zero values (0: may be arbitrarily close to 0).
 struct Magnitude {
   double hi = 0, lo = 0;
 };
