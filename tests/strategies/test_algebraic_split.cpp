@@ -344,6 +344,24 @@ TEST(AlgebraicAdditiveSplit, ParallelKeyOverABufferOfTheSameNest) {
                                          "additive_split@0/s1{occurrence=1,pivot=prev}"}));
 }
 
+TEST(AlgebraicAdditiveSplit, ValuesThatDecideAComparisonOrAnIntegerAreNotRewritten) {
+  // Argmax: D decides A>=D, so a rounding change in D flips the integer result C. Nothing is offered.
+  auto argmax = make_task("B^{2}_{tx=0}L^{16}_{a=0}[D_{tx}=max(D_{tx},A_{tx,a});C^{i64,g}_{tx}=0;];"
+                          "B^{2}_{tx=0}L^{16}_{a=0}[C^{i64,g}_{tx}=if_then_else(A_{tx,a}>=D_{tx},a,C^{i64,g}_{tx});];",
+                          {{"A", R::Input, {2, 16}}, {"C", R::Output, {2}, DType::I64}});
+  for (const char* s : {kExp, kMul, kAdd}) EXPECT_TRUE(candidate_ids(s, argmax).empty()) << s;
+  // The same max feeding a float output is rewritten.
+  auto maxout = make_task("B^{2}_{tx=0}L^{16}_{a=0}[D_{tx}=max(D_{tx},A_{tx,a});];"
+                          "B^{2}_{tx=0}[C_{tx}=D_{tx}*2.0;];",
+                          {{"A", R::Input, {2, 16}}, {"C", R::Output, {2}}});
+  EXPECT_EQ(candidate_ids(kAdd, maxout), (Ids{"additive_split@0/s0{occurrence=0,pivot=prev}",
+                                              "additive_split@1/s0{occurrence=0,pivot=prev}"}));
+  // A float product stored into an integer output.
+  auto toint = make_task("B^{8}_{tx=0}L^{6}_{a=0}[C^{i32,g}_{tx,a}=A_{tx,a}*D_{tx,a};];",
+                         {{"A", R::Input, {8, 6}}, {"D", R::Input, {8, 6}}, {"C", R::Output, {8, 6}, DType::I32}});
+  EXPECT_TRUE(candidate_ids(kAdd, toint).empty());
+}
+
 // ---- every candidate of small tasks ----
 
 TEST(AlgebraicSplitAll, SoftmaxEveryCandidateIsEquivalent) {

@@ -1,8 +1,9 @@
 // exponential_split (STRATEGIES.md §11 entry 37): split `exp(X-R)` around a pivot N, into `exp(X-N)*exp(N-R)`
 // (form multiply) or `exp(X-N)/exp(R-N)` (form divide). An AST rewrite (§9.2: identity insertion never goes
 // through GiNaC).
-// Site: an `exp` node of a statement's right-hand side that is evaluated unconditionally (not in a lazy branch, a
-// condition or a subscript, §7.4), whose argument is a sum (`+`/`-` nodes, unary minus and parentheses looked
+// Site: an `exp` node of the right-hand side of a statement that pivots.hpp's site_statements allows (a float
+// output whose value decides no comparison or integer result), evaluated unconditionally (not in a lazy branch,
+// a condition or a subscript, §7.4), whose argument is a sum (`+`/`-` nodes, unary minus and parentheses looked
 // through) with at least two terms, one of them a positive access term X: the first such term, left to right,
 // that is an eligible occurrence (pivots.hpp: float-typed, not the output). The statement's output must not occur
 // anywhere in the argument. R is the rest of the argument negated as a whole, built as one AST node (B3): for
@@ -105,7 +106,7 @@ ir::Expr sub(ir::Expr a, ir::Expr b) { return ir::make_binary(ir::BinOp::Sub, st
 std::vector<Site> enumerate_exponential_split(const ir::Task& t) {
   auto tt = analysis::typed_task(t);
   std::vector<Site> out;
-  for (const auto& sc : analysis::collect_stmts(tt->task.program))
+  for (const auto& sc : site_statements(tt->task))
     for (const auto& es : stmt_exp_sites(*sc.stmt)) {
       std::vector<Params> tuples;
       for (const auto& p : exp_pivots(t, tt->task, sc, es))
@@ -125,7 +126,7 @@ Applied apply_exponential_split(const ir::Task& t, const Candidate& c) {
   recheck(info, t, c);
   const std::string pivot = param_str(c, "pivot"), form = param_str(c, "form");
   auto tt = analysis::typed_task(t);
-  for (const auto& sc : analysis::collect_stmts(tt->task.program)) {
+  for (const auto& sc : site_statements(tt->task)) {
     if (sc.nest != c.ref.nest || !c.ref.stmt || sc.item != *c.ref.stmt) continue;
     auto es = exp_site(*sc.stmt, c.ref.expr);
     if (!es) break;

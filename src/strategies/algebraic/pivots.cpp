@@ -105,7 +105,38 @@ bool earlier_access_fits(const analysis::StmtCtx& w, const analysis::StmtCtx& sc
   return true;
 }
 
+/// Adds every buffer read in `e` to `out`; with `decisive_only`, only those read in a condition position (an
+/// operand of a comparison, `&`, `|`, the condition of if_then_else) or in a subscript.
+void reads(const ir::Expr& e, bool decisive, bool decisive_only, std::set<std::string>& out) {
+  if (e.is_ref() && (decisive || !decisive_only)) out.insert(e.text);
+  const bool d = decisive || e.is_ref() || condition_node(e);
+  for (std::size_t i = 0; i < e.args.size(); ++i)
+    reads(e.args[i], d || (e.kind == ir::ExprKind::Call && e.fn == ir::Func::IfThenElse && i == 0), decisive_only,
+          out);
+}
+
 }  // namespace
+
+std::vector<analysis::StmtCtx> site_statements(const ir::Task& typed) {
+  const auto stmts = analysis::collect_stmts(typed.program);
+  std::set<std::string> decisive;  // buffers whose values decide a comparison, condition, subscript or integer
+  for (const auto& sc : stmts) {
+    reads(sc.stmt->lhs, false, true, decisive);
+    reads(sc.stmt->rhs, false, true, decisive);
+    if (!ir::is_float(analysis::effective_dtype(typed, sc.stmt->lhs))) reads(sc.stmt->rhs, false, false, decisive);
+  }
+  for (bool grew = true; grew;) {
+    const std::size_t before = decisive.size();
+    for (const auto& sc : stmts)
+      if (decisive.count(sc.stmt->lhs.text)) reads(sc.stmt->rhs, false, false, decisive);
+    grew = decisive.size() != before;
+  }
+  std::vector<analysis::StmtCtx> out;
+  for (const auto& sc : stmts)
+    if (ir::is_float(analysis::effective_dtype(typed, sc.stmt->lhs)) && !decisive.count(sc.stmt->lhs.text))
+      out.push_back(sc);
+  return out;
+}
 
 std::vector<Occurrence> occurrences(const ir::Stmt& typed) {
   std::vector<Occurrence> v;
@@ -349,7 +380,7 @@ Params choice_params(const OperandChoice& ch) {
 std::vector<Site> operand_sites(const ir::Task& t, std::int64_t identity, const PivotFilter& offer) {
   auto tt = analysis::typed_task(t);
   std::vector<Site> out;
-  for (const auto& sc : analysis::collect_stmts(tt->task.program)) {
+  for (const auto& sc : site_statements(tt->task)) {
     std::vector<Params> tuples;
     for (const auto& ch : stmt_choices(t, tt, sc, identity, offer)) tuples.push_back(choice_params(ch));
     if (tuples.empty()) continue;
@@ -365,7 +396,7 @@ OperandChoice operand_choice(const StrategyInfo& info, const ir::Task& t, const 
                              const PivotFilter& offer) {
   recheck(info, t, c);
   auto tt = analysis::typed_task(t);
-  for (const auto& sc : analysis::collect_stmts(tt->task.program)) {
+  for (const auto& sc : site_statements(tt->task)) {
     if (sc.nest != c.ref.nest || !c.ref.stmt || sc.item != *c.ref.stmt) continue;
     for (auto& ch : stmt_choices(t, tt, sc, identity, offer))
       if (choice_params(ch) == c.params) return ch;

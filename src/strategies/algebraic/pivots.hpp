@@ -2,6 +2,7 @@
 // multiplicative_split, 39 additive_split; §9.2: no GiNaC): the eligible access occurrences of a statement, the
 // pivots of an access X, and the (occurrence, pivot) sites of entries 38 and 39.
 //
+// Statements: see site_statements (a rounding change must not reach a comparison or an integer result).
 // Occurrences (entries 38/39 "Site"; §7.4 lazy-branch rule): Ref nodes of a statement's right-hand side that are
 // not the statement's output buffer (so never an accumulator or a prefix read), not inside a lazy branch of
 // if_then_else, not inside a condition (the first argument of if_then_else, a comparison, `&` or `|`), not inside a
@@ -40,6 +41,12 @@
 #include "strategies/registry.hpp"
 
 namespace steptp::strategy::algebraic {
+
+/// The statements the three strategies may rewrite, in program order: those whose output is float-typed and whose
+/// value never decides a comparison, a condition, a subscript or an integer/bool result, directly or through other
+/// buffers (a closure over the writers of every buffer read there). Rounding changes are harmless to a float result
+/// checked within tolerance, but flip `A>=D` in argmax or a float-to-integer conversion outright.
+std::vector<analysis::StmtCtx> site_statements(const ir::Task& typed);
 
 /// An eligible access occurrence X of a statement (see the file comment).
 struct Occurrence {
