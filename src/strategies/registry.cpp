@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "strategies/algebraic/algebraic.hpp"
 #include "strategies/config.hpp"
 #include "strategies/graph/graph.hpp"
 #include "strategies/loop/loop.hpp"
@@ -145,6 +146,30 @@ const std::vector<StrategyInfo>& table() {
          "Precompute one compound index expression into an integer lookup table, and index through the table "
          "instead.",
          memory::enumerate_precompute_indices, memory::apply_precompute_indices},
+        // ---- algebraic, GiNaC-based (23-34) ----
+        {"factorization", 23, Family::Algebraic,
+         "Factor a polynomial sub-expression into a product, using square-free or full factorisation.",
+         algebraic::enumerate_factorization, algebraic::apply_factorization},
+        {"expand_factorization", 24, Family::Algebraic,
+         "Multiply out a product of sums, or a small integer power of a sum, into a sum of monomials.",
+         algebraic::enumerate_expand_factorization, algebraic::apply_expand_factorization},
+        {"cancellation", 25, Family::Algebraic,
+         "Cancel a common polynomial factor between the numerator and the denominator of a quotient.",
+         algebraic::enumerate_cancellation, algebraic::apply_cancellation},
+        {"expand_cancellation", 26, Family::Algebraic,
+         "Multiply the numerator and the denominator of a quotient by the same non-zero factor, and expand both.",
+         algebraic::enumerate_expand_cancellation, algebraic::apply_expand_cancellation},
+        {"apart", 27, Family::Algebraic,
+         "Decompose a rational expression into partial fractions with respect to one variable.",
+         algebraic::enumerate_apart, algebraic::apply_apart},
+        {"together", 28, Family::Algebraic,
+         "Combine a sum of fractions into one fraction over the least common denominator, without cancelling.",
+         algebraic::enumerate_together, algebraic::apply_together},
+        {"collect", 33, Family::Algebraic, "Group the terms of a sum by powers of one chosen atom.",
+         algebraic::enumerate_collect, algebraic::apply_collect},
+        {"expand_collect", 34, Family::Algebraic,
+         "Distribute one factor over a sum, undoing a collection: `c*(t1+t2)` → `c*t1+c*t2`.",
+         algebraic::enumerate_expand_collect, algebraic::apply_expand_collect},
         {"partially_equivalent_then_correct", 35, Family::Special,
          "Run two identical zero-padded convolutions as one convolution over the two inputs concatenated along a "
          "spatial axis, then recompute exactly the output positions near the seam, where the fused result is "
