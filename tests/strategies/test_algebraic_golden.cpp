@@ -2,24 +2,7 @@
 // catalogue's examples, with their facts and numeric checks, and one negative test per site condition.
 #include <gtest/gtest.h>
 
-#include "graph_memory_test_util.hpp"
-#include "strategies/config.hpp"
-
-namespace {
-
-using VR = steptp::ir::ValueRange;
-
-// C is the output; A, D, E are 8-element inputs (ranges optional).
-steptp::ir::Task vec_task(const std::string& text, VR ra = VR::Any, VR rd = VR::Any, VR re = VR::Any) {
-  return make_task(text, {{"A", R::Input, {8}, steptp::ir::DType::F32, ra},
-                          {"D", R::Input, {8}, steptp::ir::DType::F32, rd},
-                          {"E", R::Input, {8}, steptp::ir::DType::F32, re},
-                          {"C", R::Output, {8}}});
-}
-
-std::string body(const std::string& stmt) { return expand_refs("B^{8}_{tx=0}[" + stmt + ";];"); }
-
-}  // namespace
+#include "algebraic_test_util.hpp"
 
 // ---- 23 factorization ----
 

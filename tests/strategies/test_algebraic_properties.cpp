@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "frontend/workloads.hpp"
-#include "graph_memory_test_util.hpp"
+#include "algebraic_test_util.hpp"
 #include "ir/printer.hpp"
 #include "strategies/algebraic/bridge.hpp"
 #include "strategies/algebraic/site.hpp"
@@ -22,15 +22,6 @@ namespace fe = steptp::frontend;
 namespace alg = steptp::strategy::algebraic;
 
 namespace {
-
-using VR = steptp::ir::ValueRange;
-
-steptp::ir::Task vec_task(const std::string& text, VR ra = VR::Any, VR rd = VR::Any) {
-  return make_task(text, {{"A", R::Input, {8}, steptp::ir::DType::F32, ra},
-                          {"D", R::Input, {8}, steptp::ir::DType::F32, rd},
-                          {"E", R::Input, {8}},
-                          {"C", R::Output, {8}}});
-}
 
 /// Tasks with sites for every algebraic strategy (the catalogue's examples and a few more).
 std::vector<steptp::ir::Task> algebraic_examples() {

@@ -3,29 +3,7 @@
 // fractions and together's common denominator, with facts and numeric checks; negative tests per site condition.
 #include <gtest/gtest.h>
 
-#include "graph_memory_test_util.hpp"
-#include "strategies/config.hpp"
-
-namespace {
-
-using VR = steptp::ir::ValueRange;
-
-steptp::ir::Task vec_task(const std::string& text, VR ra = VR::Any, VR rd = VR::Any) {
-  return make_task(text, {{"A", R::Input, {8}, steptp::ir::DType::F32, ra},
-                          {"D", R::Input, {8}, steptp::ir::DType::F32, rd},
-                          {"E", R::Input, {8}},
-                          {"C", R::Output, {8}}});
-}
-
-std::string body(const std::string& stmt) { return expand_refs("B^{8}_{tx=0}[" + stmt + ";];"); }
-
-st::StrategyConfig guard_config() {
-  st::StrategyConfig c;
-  c.domain_policy = st::DomainPolicy::Guard;
-  return c;
-}
-
-}  // namespace
+#include "algebraic_test_util.hpp"
 
 // ---- 25 cancellation ----
 
