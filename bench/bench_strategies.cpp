@@ -9,11 +9,15 @@
 //    uses them) + apply of <= 20 candidates per (strategy, task), built from their indices;
 //    items = applied candidates; counters: max_enum_ms (the slowest single task's full enumeration, thread CPU
 //    time), mean_enum_us (per task) and tasks_over_100ms. The task sets are built before the timed loop.
+//  - BM_AlgebraicFamily (issue #13's figure): every algebraic strategy, enumerate + apply of EVERY candidate, over
+//    every workload at its default shape; counters: ms_per_task (thread CPU time per task, the family's goal is
+//    < 20 ms on average) and one <name>_ms_per_task counter per strategy.
 // Candidates applied per (strategy, task) are a deterministic sample (sample_indices, seed = task index) of at
 // most 20 (default shapes) or 3 (small shapes, verified), as in the property test.
 #include <benchmark/benchmark.h>
 
 #include <ctime>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -163,6 +167,33 @@ void BM_EnumerateOnly(benchmark::State& state) {
 }
 
 const int kLast = static_cast<int>(st::registry().size()) - 1;
+void BM_AlgebraicFamily(benchmark::State& state) {
+  const auto& tasks = default_tasks();
+  std::map<std::string, double> per;
+  std::int64_t applied = 0;
+  double total = 0;
+  for (auto _ : state)
+    for (const auto& s : st::registry()) {
+      if (s.family != st::Family::Algebraic) continue;
+      for (const auto& t : tasks) {
+        const double t0 = thread_cpu_seconds();
+        for (const auto& c : st::enumerate_candidates(s, t)) {
+          benchmark::DoNotOptimize(s.apply(t, c).facts.size());
+          ++applied;
+        }
+        const double dt = thread_cpu_seconds() - t0;
+        per[std::string(s.name)] += dt;
+        total += dt;
+      }
+    }
+  const double n = static_cast<double>(tasks.size() * state.iterations());
+  state.SetItemsProcessed(applied);
+  state.counters["tasks"] = static_cast<double>(tasks.size());
+  state.counters["ms_per_task"] = 1e3 * total / n;
+  for (const auto& [name, sec] : per) state.counters[name + "_ms_per_task"] = 1e3 * sec / n;
+}
+
+BENCHMARK(BM_AlgebraicFamily)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_CorpusAndWorkloads)->DenseRange(0, kLast)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_DefaultShapes)->DenseRange(0, kLast)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_SmallShapesVerified)->DenseRange(0, kLast)->Unit(benchmark::kMillisecond)->Iterations(1);

@@ -1,0 +1,62 @@
+// expand_factorization (STRATEGIES.md §11 entry 24): multiply out a product node with at least two non-monomial
+// (sum) factors, or a power s**n of a sum s with 2 <= n <= 4, with GiNaC `expand()` of that node (§9.3). The node
+// is a maximal product (its parent is not a product), so one product is one site. A product with exactly one sum
+// factor belongs to expand_collect (entry 34). Class R.
+#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/algebraic/site.hpp"
+#include "strategies/common.hpp"
+
+namespace steptp::strategy::algebraic {
+namespace {
+
+using GiNaC::ex;
+
+/// A sum, or a positive integer power of a sum.
+bool sum_factor(const ex& f) {
+  if (GiNaC::is_a<GiNaC::add>(f)) return true;
+  return GiNaC::is_a<GiNaC::power>(f) && GiNaC::is_a<GiNaC::add>(f.op(0)) &&
+         GiNaC::is_a<GiNaC::numeric>(f.op(1)) && GiNaC::ex_to<GiNaC::numeric>(f.op(1)).is_pos_integer();
+}
+
+std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, const TargetNode& n, const ir::Task&) {
+  const bool pow_node = n.e->kind == ir::ExprKind::Binary && n.e->bop == ir::BinOp::Pow;
+  if (!pow_node && (n.e->kind != ir::ExprKind::Binary || n.e->bop != ir::BinOp::Mul)) return {};
+  if (!pow_node && is_product_node(parent_of(ts, n))) return {};
+  ex x = b.to_ex(*n.e);
+  // GiNaC may write an odd power of a sum as -1 times the power of the negated sum, by its serial-number order:
+  // look through a numeric coefficient in front of a single power.
+  if (pow_node && GiNaC::is_a<GiNaC::mul>(x) && x.nops() == 2 && GiNaC::is_a<GiNaC::numeric>(x.op(1)) &&
+      GiNaC::is_a<GiNaC::power>(x.op(0)))
+    x = x.op(0);
+  else if (pow_node && GiNaC::is_a<GiNaC::mul>(x) && x.nops() == 2 && GiNaC::is_a<GiNaC::numeric>(x.op(0)) &&
+           GiNaC::is_a<GiNaC::power>(x.op(1)))
+    x = x.op(1);
+  if (pow_node) {
+    if (!GiNaC::is_a<GiNaC::power>(x)) return {};
+    if (!GiNaC::is_a<GiNaC::add>(x.op(0)) || !GiNaC::is_a<GiNaC::numeric>(x.op(1))) return {};
+    const auto k = GiNaC::ex_to<GiNaC::numeric>(x.op(1));
+    if (!k.is_integer() || k < 2 || k > 4) return {};
+  } else {
+    if (!GiNaC::is_a<GiNaC::mul>(x)) return {};
+    int sums = 0;
+    for (std::size_t i = 0; i < x.nops(); ++i) sums += sum_factor(x.op(i)) ? 1 : 0;
+    if (sums < 2) return {};
+  }
+  const ex e = b.to_ex(*n.e).expand();
+  Rewrite r;
+  r.after = b.to_ast(e);
+  r.cls = Exactness::Reassoc;
+  r.facts = {{"term_count", GiNaC::is_a<GiNaC::add>(e) ? e.nops() : 1}};
+  return {{Params{}, std::move(r)}};
+}
+
+}  // namespace
+
+std::vector<Site> enumerate_expand_factorization(const ir::Task& t) {
+  return enumerate_rule("expand_factorization", t, rule);
+}
+Applied apply_expand_factorization(const ir::Task& t, const Candidate& c) {
+  return apply_rule("expand_factorization", t, c, rule);
+}
+
+}  // namespace steptp::strategy::algebraic
