@@ -4,8 +4,8 @@
 // Occurrences and pivots are those of pivots.hpp (eligible accesses outside lazy branches, conditions and
 // subscripts, never the output buffer; the previous element uses identity 0). Y is never the same access as X,
 // and it is finite-valued (no statement writing its buffer contains `inf`, as for every pivot): an infinite Y
-// would give inf-inf = NaN. Y is at most 2^20 in magnitude (pivots.hpp "magnitudes"), so the rounding error of
-// (X+Y)-Y stays far below the check's tolerance. No partial operation is added, so there is no domain condition. Class R: (X+Y)-Y
+// would give inf-inf = NaN. Y is at most 2^20 in magnitude (2^9 for an f64 X; pivots.hpp "magnitudes"), so the
+// rounding error of (X+Y)-Y stays far below the check's tolerance. No partial operation is added, so there is no domain condition. Class R: (X+Y)-Y
 // equals X in real arithmetic and rounds differently.
 #include <cmath>
 
@@ -17,9 +17,11 @@
 namespace steptp::strategy::algebraic {
 namespace {
 
-/// (X+Y)-Y keeps X to within 2^-33 (pivots.hpp "magnitudes").
+/// (X+Y)-Y keeps X to within 2^-53*|Y| (pivots.hpp "magnitudes"): |Y| <= 2^20 leaves 2^-33, far inside the f32 and
+/// f16 tolerances; an f64 X (tolerance 1e-12 absolute, LEIR.md §11) needs |Y| <= 2^9, so the error stays below 6e-14.
 bool offer(const ir::Task& t, const Occurrence& occ, const Pivot& p) {
-  return magnitude(t, p.expr).hi <= std::ldexp(1.0, 20) && magnitude(t, *occ.ref).hi <= 1e290;
+  const double bound = std::ldexp(1.0, occ.ref->ty == ir::DType::F64 ? 9 : 20);
+  return magnitude(t, p.expr).hi <= bound && magnitude(t, *occ.ref).hi <= 1e290;
 }
 
 }  // namespace

@@ -88,7 +88,7 @@ std::vector<Pivot> pivots(const ir::Task& typed, const analysis::StmtCtx& sc, co
 // most β = max(2^6, largest literal of the program)·(1+2^-5) and, when non-zero, at least 1e-20:
 //   entry 37: hi(X)+hi(N) <= 700 and hi(N)+hi(R) <= 700 (f64 exp is finite and non-zero on [-745, 709]);
 //   entry 38: hi(Y) <= 1e290, lo(Y) >= 1e-290 and hi(X)/lo(Y) <= 1e290;
-//   entry 39: hi(Y) <= 2^20 (the rounding error of (X+Y)-Y stays below 2^-33 in f64).
+//   entry 39: hi(Y) <= 2^20, 2^9 for an f64 X (the rounding error of (X+Y)-Y stays below 2^-33, 6e-14).
 // This excludes, for example, splitting exp(S-M) of an attention score matrix S (a sum of products).
 
 /// Bounds on |v| for every value v an expression of the task may take: hi an upper bound (inf: unbounded, or the
