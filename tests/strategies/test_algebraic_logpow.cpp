@@ -4,6 +4,8 @@
 // and the numeric check of every candidate in its class.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "graph_memory_test_util.hpp"
 #include "strategies/config.hpp"
 
@@ -278,6 +280,18 @@ TEST(AlgebraicExpandPowsimp, NegativeSites) {
   }
 }
 
+TEST(AlgebraicExpandPowsimp, StabilisedExponentialNeverSplit) {
+  // softmax's exp(x - max): M is a running maximum, so A-M <= 0 and exp(A-M) never overflows, while exp(A) alone
+  // does (then inf*exp(-M) = inf*0 = NaN). The split is never offered (range rule).
+  auto t = make_task("B^{8}_{tx=0}L^{4}_{a=0}[M_{tx}=max(M_{tx},A_{tx,a});];"
+                     "B^{8}_{tx=0}L^{4}_{a=0}[C_{tx}=C_{tx}+exp(A_{tx,a}-M_{tx});];",
+                     {{"A", R::Input, {8, 4}}, {"C", R::Output, {8}}});
+  EXPECT_TRUE(candidate_ids("expand_powsimp", t).empty());
+  EXPECT_TRUE(candidate_ids("expand_powsimp", vec_task(stmt("exp(A_{tx}-max(A_{tx},D_{tx}))"))).empty());
+  // A subtracted input is no running maximum: split.
+  EXPECT_EQ(candidate_ids("expand_powsimp", vec_task(stmt("exp(A_{tx}-D_{tx})"))), (Ids{"expand_powsimp@0/s0/e1"}));
+}
+
 // ---- 31 expand_log ----
 
 TEST(AlgebraicExpandLog, CatalogueExampleDeclaredPositive) {
@@ -402,4 +416,77 @@ TEST(AlgebraicLogsimp, NegativeSites) {
                         "log(A_{tx})+log(A_{tx})"}) {      // GiNaC merged it into one term 2*log(A)
     EXPECT_TRUE(candidate_ids("logsimp", vec_task(stmt(s))).empty()) << s;
   }
+}
+
+// ---- every rule's candidates, under both policies and with and without declared ranges ----
+
+TEST(AlgebraicLogpowSweep, EveryCandidateAppliesAndIsEquivalent) {
+  // Rule 2 (§2) on a mini-corpus of the four entries' patterns: every candidate applies, validates and passes the
+  // numeric check in its class, under Prove and Guard, with no declared range and with A, D, E declared positive.
+  const std::vector<std::string> exprs = {
+      "exp(A_{tx})*exp(D_{tx})",
+      "E_{tx}*exp(A_{tx})/exp(D_{tx})",
+      "exp(A_{tx})**2*exp(D_{tx})",
+      "exp(A_{tx})*E_{tx}*exp(D_{tx})*exp(-E_{tx})",
+      "A_{tx}**2*D_{tx}*A_{tx}**3",
+      "A_{tx}**3/A_{tx}",
+      "sqrt(A_{tx})*D_{tx}*sqrt(A_{tx})",
+      "A_{tx}**2*D_{tx}**2",
+      "sqrt(A_{tx})*sqrt(D_{tx})",
+      "(A_{tx}**2)**3",
+      "sqrt(A_{tx}**2)",
+      "sqrt(A_{tx})**2",
+      "A_{tx}*A_{tx}*D_{tx}*D_{tx}",
+      "-A_{tx}*A_{tx}/D_{tx}",
+      "1/(A_{tx}*A_{tx})*A_{tx}**3",
+      "A_{tx}**2*D_{tx}**2*E_{tx}**2",
+      "sqrt(A_{tx})*sqrt(D_{tx})/sqrt(E_{tx})",
+      "exp(A_{tx}+D_{tx})",
+      "exp(A_{tx}-D_{tx})/E_{tx}",
+      "exp(2*A_{tx}+D_{tx})",
+      "exp(A_{tx}+1)",
+      "exp(A_{tx}+D_{tx}*(D_{tx}+E_{tx}))",
+      "(A_{tx}*D_{tx})**2",
+      "(A_{tx}/D_{tx})**3",
+      "sqrt(A_{tx}*D_{tx})",
+      "sqrt(A_{tx}/D_{tx})",
+      "sqrt(2*A_{tx}*D_{tx})",
+      "(A_{tx}*D_{tx})**0.5",
+      "(-A_{tx}*D_{tx})**2",
+      "(A_{tx}*D_{tx})**-2",
+      "A_{tx}**(D_{tx}+E_{tx})",
+      "A_{tx}**(D_{tx}-E_{tx})",
+      "A_{tx}**(D_{tx}+2)",
+      "log(A_{tx}*D_{tx})",
+      "log(A_{tx}**2/D_{tx})",
+      "log(2*A_{tx})",
+      "log(exp(A_{tx})*D_{tx})",
+      "log(A_{tx}*D_{tx}*E_{tx})",
+      "log(1/A_{tx})",
+      "log(A_{tx}*sqrt(D_{tx}))",
+      "log(0.5*A_{tx})",
+      "log(A_{tx}**3)",
+      "log((A_{tx}+1)*D_{tx})",
+      "log(A_{tx})+log(D_{tx})",
+      "log(A_{tx})+log(D_{tx})-2*log(E_{tx})+A_{tx}",
+      "log(A_{tx})-log(D_{tx})",
+      "3*log(A_{tx})-log(A_{tx}*D_{tx})",
+      "log(A_{tx})+log(1/A_{tx})+log(D_{tx})",
+      "E_{tx}*(log(A_{tx})+log(D_{tx}))",
+      "log(A_{tx}+1)+log(D_{tx})+log(E_{tx})",
+  };
+  std::size_t total = 0, guarded = 0;
+  for (const auto& e : exprs) {
+    for (VR r : {VR::Any, VR::Positive}) {
+      auto t = vec_task(stmt(e), r, r, r);
+      for (const char* s : {"powsimp", "expand_powsimp", "expand_log", "logsimp"}) {
+        total += check_all_candidates(s, t);
+        st::ScopedConfig guard(guard_config());
+        guarded += check_all_candidates(s, t);
+      }
+    }
+  }
+  EXPECT_GE(total, 40u);
+  EXPECT_GT(guarded, total);
+  std::cout << "  logpow sweep: " << total << " candidates under Prove, " << guarded << " under Guard\n";
 }

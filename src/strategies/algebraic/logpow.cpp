@@ -57,7 +57,10 @@ Flat flatten_product(const ir::Expr& e) {
 }
 
 ir::Expr build_product(const std::vector<ir::Expr>& num, const std::vector<ir::Expr>& den, bool negative) {
-  ir::Expr top = num.empty() ? ir::make_int(1) : product_of(num);
+  std::vector<ir::Expr> n;  // a literal 1 factor (1/(A*A)*A**3) is dropped
+  for (const auto& f : num)
+    if (!(strip(f).kind == ir::ExprKind::IntLit && strip(f).ival == 1)) n.push_back(f);
+  ir::Expr top = n.empty() ? ir::make_int(1) : product_of(n);
   if (!den.empty()) top = ir::make_binary(ir::BinOp::Div, top, product_of(den));
   return negative ? ir::make_neg(top) : top;
 }

@@ -37,7 +37,7 @@ struct Flat {
 Flat flatten_product(const ir::Expr& e);
 
 /// A product rebuilt in the AST: the numerator factors in order, then `/` the denominator factors (1 when the
-/// numerator is empty), under a unary minus when `negative`.
+/// numerator is empty; literal 1 factors are dropped), under a unary minus when `negative`.
 ir::Expr build_product(const std::vector<ir::Expr>& num, const std::vector<ir::Expr>& den, bool negative);
 
 /// `e` read as base^k with a numeric k: `x**k` (k a numeric literal), `sqrt(x)` (k = 1/2), anything else x^1.
