@@ -181,6 +181,7 @@ TEST(AlgebraicPowsimp, NegativeSites) {
   for (const char* s : {"A_{tx}*D_{tx}",               // no shared base, exponent 1
                         "exp(A_{tx})*D_{tx}",          // one exponential
                         "A_{tx}**2/A_{tx}**2",         // exponents cancel: not a single power
+                        "exp(A_{tx})*exp(-A_{tx})",    // arguments cancel: not a single exponential
                         "A_{tx}*sqrt(A_{tx})",         // A**1.5 is not representable (§9.1)
                         "A_{tx}**2*2**2",              // constant bases do not merge
                         "A_{tx}+A_{tx}"}) {            // not a product
@@ -236,6 +237,29 @@ TEST(AlgebraicExpandPowsimp, SqrtOfProductProveAndGuard) {
   auto ag = apply_id("expand_powsimp@0/s0/e1", g);
   EXPECT_EQ(leir(ag), body("C_{tx}=if_then_else(A_{tx}>=0&D_{tx}>=0,sqrt(A_{tx})*sqrt(D_{tx}),sqrt(A_{tx}*D_{tx}))"));
   EXPECT_EQ(ag.facts["conditions"].size(), 2u);
+  EXPECT_TRUE(equivalent_in_class(g, ag));
+}
+
+TEST(AlgebraicExpandPowsimp, NonIntegerPowerOfAProductProveAndGuard) {
+  // (x*y)**n with n not an integer needs x >= 0 and y >= 0; with an integer n it needs nothing ((-A*D)**2).
+  const std::string s = stmt("(A_{tx}*D_{tx})**0.5");
+  EXPECT_TRUE(candidate_ids("expand_powsimp", vec_task(s)).empty());
+  auto p = vec_task(s, VR::Positive, VR::Positive);
+  ASSERT_EQ(candidate_ids("expand_powsimp", p), (Ids{"expand_powsimp@0/s0/e1"}));
+  auto ap = apply_id("expand_powsimp@0/s0/e1", p);
+  EXPECT_EQ(leir(ap), body("C_{tx}=sqrt(A_{tx})*sqrt(D_{tx})"));
+  EXPECT_EQ(ap.facts["rule"], "product_base");
+  EXPECT_TRUE(equivalent_in_class(p, ap));
+  auto n = vec_task(stmt("(-A_{tx}*D_{tx})**2"));
+  ASSERT_EQ(candidate_ids("expand_powsimp", n), (Ids{"expand_powsimp@0/s0/e1"}));
+  auto an = apply_id("expand_powsimp@0/s0/e1", n);
+  EXPECT_EQ(leir(an), body("C_{tx}=A_{tx}**2*D_{tx}**2"));
+  EXPECT_EQ(an.cls, st::Exactness::Reassoc);
+  EXPECT_TRUE(equivalent_in_class(n, an));
+  st::ScopedConfig guard(guard_config());
+  auto g = vec_task(s);
+  auto ag = apply_id("expand_powsimp@0/s0/e1", g);
+  EXPECT_EQ(leir(ag), body("C_{tx}=if_then_else(A_{tx}>=0&D_{tx}>=0,sqrt(A_{tx})*sqrt(D_{tx}),(A_{tx}*D_{tx})**0.5)"));
   EXPECT_TRUE(equivalent_in_class(g, ag));
 }
 
