@@ -8,7 +8,8 @@
 // workload. STEPTP_PROPERTY_ALL=1 checks every candidate (the exhaustive run recorded in bench/RESULTS.md);
 // STEPTP_PROPERTY_STRATEGIES=name,name,... restricts the run to those strategies (e.g. to split the exhaustive run
 // over processes).
-// Counts per strategy are printed.
+// Counts per strategy are printed. The algebraic family runs twice: under the default domain policy (Prove) and
+// under Guard (STRATEGIES.md §6), whose guarded candidates are checked the same way.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -22,6 +23,7 @@
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
 #include "lower/lower.hpp"
+#include "strategies/config.hpp"
 #include "strategies/registry.hpp"
 #include "strategies/sample.hpp"
 
@@ -76,13 +78,25 @@ void check_tasks(const std::vector<steptp::ir::Task>& tasks, std::size_t cap) {
   if (exhaustive()) cap = SIZE_MAX;
   std::map<std::string, std::pair<std::size_t, std::size_t>> counts;  // strategy -> (enumerated, checked)
   std::map<std::string, double> seconds;
+  std::vector<std::pair<const st::StrategyInfo*, bool>> runs;  // (strategy, under Guard)
   for (const auto& s : st::registry()) {
     if (!selected(s.name)) continue;
+    runs.push_back({&s, false});
+    if (s.family == st::Family::Algebraic) runs.push_back({&s, true});
+  }
+  std::vector<std::string> names;
+  for (const auto& [sp, guard] : runs) {
+    const auto& s = *sp;
+    const std::string name = std::string(s.name) + (guard ? " (Guard)" : "");
+    names.push_back(name);
+    st::StrategyConfig cfg;
+    cfg.domain_policy = guard ? st::DomainPolicy::Guard : st::DomainPolicy::Prove;
+    st::ScopedConfig scoped(cfg);
     auto t0 = std::chrono::steady_clock::now();
     for (std::size_t ti = 0; ti < tasks.size(); ++ti) {
       const auto& t = tasks[ti];
       auto cands = st::enumerate_candidates(s, t);
-      counts[std::string(s.name)].first += cands.size();
+      counts[name].first += cands.size();
       for (std::size_t i : st::sample_indices(cands.size(), cap, ti)) {
         const auto& c = cands[i];
         try {
@@ -99,20 +113,19 @@ void check_tasks(const std::vector<steptp::ir::Task>& tasks, std::size_t cap) {
           EXPECT_TRUE(r.equivalent) << t.workload << ": " << c.id() << " (class " << st::exactness_letter(a.cls)
                                     << "): " << r.code << " " << r.message << "\n"
                                     << steptp::ir::print_program(a.task.program);
-          ++counts[std::string(s.name)].second;
+          ++counts[name].second;
         } catch (const std::exception& e) {
           ADD_FAILURE() << t.workload << ": " << c.id() << ": " << e.what();
         }
       }
     }
-    seconds[std::string(s.name)] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    seconds[name] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   std::size_t total = 0;
-  for (const auto& s : st::registry()) {
-    if (!selected(s.name)) continue;
-    const auto& c = counts[std::string(s.name)];
-    std::cout << "  " << s.name << ": " << c.first << " candidates enumerated, " << c.second
-              << " applied+lowered+equivalent, " << seconds[std::string(s.name)] << " s\n";
+  for (const auto& name : names) {
+    const auto& c = counts[name];
+    std::cout << "  " << name << ": " << c.first << " candidates enumerated, " << c.second
+              << " applied+lowered+equivalent, " << seconds[name] << " s\n";
     total += c.second;
   }
   std::cout << "  total checked: " << total << " over " << tasks.size() << " tasks, 0 failures expected\n";

@@ -37,7 +37,7 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const
     const int dd = den.degree(v), dn = num.degree(v);
     if (dd < 1) continue;
     // Factors of D containing v, with multiplicities; the rest is the content c.
-    const ex fd = b.canonical_signs(GiNaC::factor(den));
+    const ex fd = GiNaC::factor(den);
     std::vector<Factor> fs;
     ex content = 1;
     auto take = [&](const ex& x) {

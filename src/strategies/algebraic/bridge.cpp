@@ -327,6 +327,12 @@ ir::Expr Bridge::product(const GiNaC::ex& x) const {
       base = f.op(0);
       k = ex_to<numeric>(f.op(1));
     }
+    // A sum factor is written with its first term (§9.1 order, constant last) positive, the sign moved to the
+    // coefficient: GiNaC normalises the sign of a sum inside a product by its own (serial-number) order.
+    if (is_a<GiNaC::add>(base) && k.is_integer() && first_term_negative(base)) {
+      base = (-base).expand();
+      if (k.is_odd()) coef = -coef;
+    }
     if (k.is_negative()) den.push_back(k == -1 ? base : GiNaC::pow(base, -k));
     else num.push_back(k == 1 ? base : GiNaC::pow(base, k));
   }
@@ -357,32 +363,17 @@ ir::Expr Bridge::product(const GiNaC::ex& x) const {
   return negative ? ir::make_neg(top) : top;
 }
 
+bool Bridge::first_term_negative(const GiNaC::ex& sum) const {
+  std::vector<ex> terms, consts;
+  for (std::size_t j = 0; j < sum.nops(); ++j) (is_a<numeric>(sum.op(j)) ? consts : terms).push_back(sum.op(j));
+  sort_by_key(terms);
+  terms.insert(terms.end(), consts.begin(), consts.end());
+  return !terms.empty() && coefficient_of(terms.front()).is_negative();
+}
+
 GiNaC::ex Bridge::canonical_signs(const GiNaC::ex& x) const {
-  if (!is_a<GiNaC::mul>(x)) return x;
-  ex out = 1;
-  numeric sign = 1;
-  for (std::size_t i = 0; i < x.nops(); ++i) {
-    ex f = x.op(i);
-    ex base = f;
-    numeric k = 1;
-    if (is_a<GiNaC::power>(f) && is_a<numeric>(f.op(1))) {
-      base = f.op(0);
-      k = ex_to<numeric>(f.op(1));
-    }
-    if (is_a<GiNaC::add>(base) && k.is_integer()) {
-      std::vector<ex> terms, consts;
-      for (std::size_t j = 0; j < base.nops(); ++j) (is_a<numeric>(base.op(j)) ? consts : terms).push_back(base.op(j));
-      sort_by_key(terms);
-      terms.insert(terms.end(), consts.begin(), consts.end());
-      if (!terms.empty() && coefficient_of(terms.front()).is_negative()) {
-        base = (-base).expand();
-        if (k.is_odd()) sign = -sign;
-        f = GiNaC::pow(base, k);
-      }
-    }
-    out = out * f;
-  }
-  return sign * out;
+  if (is_a<GiNaC::add>(x) && first_term_negative(x)) return (-x).expand();
+  return x;
 }
 
 ir::Expr Bridge::to_ast(const GiNaC::ex& x) const {

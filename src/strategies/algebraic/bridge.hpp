@@ -11,8 +11,9 @@
 // what the process did before) and imposes the §9.1 order: in sums, positive terms before negative ones, the
 // constant last in each group; in products, the numeric coefficient first; all other operands by their
 // first-occurrence key (the sorted positions, in the statement's pre-order, of the atoms they contain; a prefix
-// sorts first), ties broken by the printed LEIR. Results that GiNaC defines only up to a unit (factor, sqrfree,
-// gcd, normal, lcm) go through canonical_signs first, so `-(D-A)*(A+D)` and `(A-D)*(A+D)` print alike. `x^(1/2)` prints as
+// sorts first), ties broken by the printed LEIR. A sum factor of a product is written with its first term (in that
+// order, constant last) positive, the sign moved to the coefficient, so `-(D-A)*(A+D)` and `(A-D)*(A+D)` print
+// alike whatever sign GiNaC's serial-number order chose. `x^(1/2)` prints as
 // `sqrt(x)`, negative integer powers as divisions; any other non-integer exponent throws NotRepresentable (the
 // candidate is not offered). A literal whose value is unchanged keeps its spelling; a new constant prints as an
 // integer, or as the shortest decimal that round-trips in the statement's dtype.
@@ -50,9 +51,9 @@ class Bridge {
   /// The AST of `x` in the §9.1 order. Throws NotRepresentable.
   ir::Expr to_ast(const GiNaC::ex& x) const;
 
-  /// `x` with every sum factor of a top-level product written with its first term (§9.1 order, constant last)
-  /// positive, the sign moved to the coefficient. Factorisations are unique only up to such units, and GiNaC picks
-  /// them by symbol serial numbers; this makes the choice deterministic.
+  /// A lone sum that GiNaC defines only up to a unit (a gcd, a factor), negated if needed so that its first term
+  /// (§9.1 order, constant last) is positive; anything else unchanged. (Sums inside products are normalised by
+  /// to_ast itself.) Makes the choice independent of GiNaC's symbol serial numbers.
   GiNaC::ex canonical_signs(const GiNaC::ex& x) const;
 
   /// Every atom symbol seen so far, in first-occurrence order.
@@ -68,6 +69,8 @@ class Bridge {
   bool is_polynomial(const GiNaC::ex& x) const;
   /// The first-occurrence key of `x` (sorted atom positions).
   std::vector<std::uint32_t> key_of(const GiNaC::ex& x) const;
+  /// Sorts operands by first-occurrence key, ties by printed LEIR (§9.1).
+  void sort_by_key(std::vector<GiNaC::ex>& v) const;
   /// Printed LEIR of to_ast(x) (NotRepresentable propagates).
   std::string print(const GiNaC::ex& x) const;
 
@@ -90,7 +93,7 @@ class Bridge {
   ir::Expr sum(const GiNaC::ex& x) const;
   ir::Expr product(const GiNaC::ex& x) const;
   ir::Expr power(const GiNaC::ex& base, const GiNaC::numeric& n) const;
-  void sort_by_key(std::vector<GiNaC::ex>& v) const;
+  bool first_term_negative(const GiNaC::ex& sum) const;
 };
 
 /// The exact rational of a decimal literal's spelling ("1e-05" -> 1/100000, "0.5" -> 1/2, "3" -> 3).

@@ -19,9 +19,9 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const
   const ex g = GiNaC::gcd(num.expand(), den.expand());
   if (GiNaC::is_a<GiNaC::numeric>(g)) return {};
   Rewrite r;
-  r.after = b.to_ast(b.canonical_signs(GiNaC::normal(num / den)));
+  r.after = b.to_ast(GiNaC::normal(num / den));
   r.cls = Exactness::Domain;
-  r.facts = {{"cancelled_factor", b.print(b.canonical_signs(GiNaC::factor(g)))}};
+  r.facts = {{"cancelled_factor", b.print(b.canonical_signs(g))}};
   return {{Params{}, std::move(r)}};
 }
 

@@ -4,6 +4,12 @@
 // that sign analysis proves non-zero (under the Guard policy every atom, its q != 0 guarded). Products of
 // exponentials are merged by the hand-written rule (GiNaC leaves exp(A)*exp(-A) alone, §9.3). The quotient is
 // built in the AST, so GiNaC never cancels q again. The range rule applies (shared driver). Class D.
+// Range restriction (beyond §6, which treats overflow thresholds as no condition): q and the exponent u may only
+// involve known inputs and loop keys. Multiplying by exp(-u) moves the overflow region of the quotient (the sigmoid
+// 1/(1+exp(-C)) becomes exp(C)/(exp(C)+1), NaN where exp(C) overflows), and multiplying by an intermediate such as
+// cosh (M = exp(D)+exp(-D)) raises the degree of a value that may already be large; with an intermediate u or q
+// (a matmul output reaches magnitudes far beyond the input draws) the equivalence check meets those regions, so
+// such sites are not offered. A range_note records the moved overflow threshold for exp multipliers.
 #include <set>
 
 #include "strategies/algebraic/algebraic.hpp"
@@ -52,6 +58,18 @@ void exp_nodes(const ex& x, std::vector<ex>& out) {
   for (std::size_t i = 0; i < x.nops(); ++i) exp_nodes(x.op(i), out);
 }
 
+/// Are all atoms of x accesses to known non-output buffers or loop keys (no intermediates, no opaque nodes)?
+bool over_inputs(const Bridge& b, const ex& x, const ir::Task& t) {
+  for (const auto& a : b.atoms_of(x)) {
+    if (b.is_opaque(a)) return false;
+    const ir::Expr node = b.to_ast(a);
+    if (node.kind == ir::ExprKind::Var) continue;
+    const ir::KnownBuffer* k = t.find_known(node.text);
+    if (!k || k->role == ir::Role::Output) return false;
+  }
+  return true;
+}
+
 std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const TargetNode& n, const ir::Task& t) {
   if (n.e->kind != ir::ExprKind::Binary || n.e->bop != ir::BinOp::Div) return {};
   const ex num = b.to_ex(n.e->args[0]), den = b.to_ex(n.e->args[1]);
@@ -63,12 +81,12 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const
   exp_nodes(num, exps);
   exp_nodes(den, exps);
   for (const auto& e : exps) {
-    if (b.atoms_of(e).empty()) continue;  // u constant
+    if (b.atoms_of(e).empty() || !over_inputs(b, e, t)) continue;  // u constant, or u over intermediates
     const ex q = GiNaC::exp(-e.op(0));
     qs.push_back({{b.key_of(e), b.print(q)}, q});
   }
   for (const auto& a : b.atoms_of(quotient)) {
-    if (b.is_opaque(a) && !guard) continue;
+    if (!over_inputs(b, a, t)) continue;
     const ir::Expr u = b.to_ast(a);
     if (!guard && !signs->expr(u).is_nonzero()) continue;
     qs.push_back({{b.key_of(a), b.print(a)}, a});
@@ -92,6 +110,9 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const
       r.conditions.push_back(condition("nonzero", qa, *signs));
     }
     r.facts = {{"multiplier", key.second}};
+    if (!b.is_atom(q))
+      r.range_note = "exp factors of " + key.second + " may overflow where the original quotient does not (and "
+                     "the reverse): the overflow threshold of the quotient moves";
     out.push_back({Params{{"q", key.second}}, std::move(r)});
   }
   return out;

@@ -13,7 +13,7 @@ namespace {
 using GiNaC::ex;
 
 /// Non-constant factors of a product with their multiplicities, in the §9.1 order of the back-converter.
-std::vector<std::pair<ex, long>> factor_list(const ex& f) {
+std::vector<std::pair<ex, long>> factor_list(const Bridge& b, const ex& f) {
   std::vector<std::pair<ex, long>> out;
   auto add = [&](const ex& x) {
     if (GiNaC::is_a<GiNaC::numeric>(x)) return;
@@ -26,11 +26,18 @@ std::vector<std::pair<ex, long>> factor_list(const ex& f) {
     for (std::size_t i = 0; i < f.nops(); ++i) add(f.op(i));
   else
     add(f);
-  return out;
+  std::vector<ex> order;
+  for (const auto& [g, k] : out) order.push_back(g);
+  b.sort_by_key(order);
+  std::vector<std::pair<ex, long>> sorted;
+  for (const auto& g : order)
+    for (const auto& [h, k] : out)
+      if (h.is_equal(g)) sorted.push_back({b.canonical_signs(h), k});
+  return sorted;
 }
 
-bool nontrivial(const ex& f) {
-  auto l = factor_list(f);
+bool nontrivial(const Bridge& b, const ex& f) {
+  auto l = factor_list(b, f);
   return l.size() >= 2 || (l.size() == 1 && l[0].second > 1);
 }
 
@@ -40,23 +47,23 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
   if (!GiNaC::is_a<GiNaC::add>(x) || !b.is_polynomial(x)) return {};
   GiNaC::lst vars;
   for (const auto& a : b.atoms_of(x)) vars.append(a);
-  const ex sq = b.canonical_signs(GiNaC::sqrfree(x, vars));
-  const ex full = b.canonical_signs(GiNaC::factor(x));
+  const ex sq = GiNaC::sqrfree(x, vars);
+  const ex full = GiNaC::factor(x);
   std::vector<std::pair<Params, Rewrite>> out;
   auto offer = [&](const std::string& mode, const ex& f) {
     Rewrite r;
     r.after = b.to_ast(f);
     r.cls = Exactness::Reassoc;
     nlohmann::json fl = nlohmann::json::array();
-    for (const auto& [g, k] : factor_list(f)) fl.push_back({{"factor", b.print(g)}, {"multiplicity", k}});
+    for (const auto& [g, k] : factor_list(b, f)) fl.push_back({{"factor", b.print(g)}, {"multiplicity", k}});
     nlohmann::json atoms = nlohmann::json::object();
     for (const auto& a : b.atoms_of(x)) atoms[b.atom_text(a)] = GiNaC::ex_to<GiNaC::symbol>(a).get_name();
     r.facts = {{"mode", mode}, {"factors", fl}, {"atoms", atoms}};
     out.push_back({Params{{"mode", mode}}, std::move(r)});
   };
-  const bool sq_ok = nontrivial(sq);
+  const bool sq_ok = nontrivial(b, sq);
   if (sq_ok) offer("sqrfree", sq);
-  if (nontrivial(full) && (!sq_ok || b.print(full) != b.print(sq))) offer("full", full);
+  if (nontrivial(b, full) && (!sq_ok || b.print(full) != b.print(sq))) offer("full", full);
   return out;
 }
 

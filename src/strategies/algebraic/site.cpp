@@ -323,7 +323,7 @@ void collect_partials(Bridge& b, const ir::Expr& e, Partials& p) {
 bool same(const ex& a, const ex& c) { return (a - c).expand().is_zero(); }
 
 /// Irreducible non-constant factors of d (d itself when factor() cannot split it).
-std::vector<ex> factors_of(const ex& d) {
+std::vector<ex> factors_of(const Bridge& b, const ex& d) {
   ex f = GiNaC::factor(d);
   std::vector<ex> out;
   auto add = [&](const ex& x) {
@@ -334,6 +334,7 @@ std::vector<ex> factors_of(const ex& d) {
     for (std::size_t i = 0; i < f.nops(); ++i) add(f.op(i));
   else
     add(f);
+  b.sort_by_key(out);  // §9.1 order, not GiNaC's
   return out;
 }
 
@@ -361,18 +362,29 @@ std::vector<Rewrite::Condition> partial_conditions(Bridge& b, const ir::Expr& be
   std::vector<Rewrite::Condition> out;
   auto divisors = [&](const Partials& x, const Partials& y) {
     for (const auto& d : x.divisors)
-      for (const auto& f : factors_of(d))
-        if (!divides_some(f, y.divisors, vars)) add_conditions(out, {condition("nonzero", b.to_ast(f), signs)});
+      for (const auto& f : factors_of(b, d))
+        if (!divides_some(f, y.divisors, vars))
+          add_conditions(out, {condition("nonzero", b.to_ast(b.canonical_signs(f)), signs)});
   };
+  divisors(pb, pa);
+  divisors(pa, pb);
+  // A pole where the divisors are merely rearranged still changes the non-finite value (1.5/0 = inf, but
+  // 1/0-1/0 = NaN; LEIR.md §11 counts inf against NaN as a mismatch). So when the divisors differ at all, every
+  // factor of every divisor on either side needs d != 0 (a correction of §9.4's "matched divisors need nothing").
+  bool changed = pb.divisors.size() != pa.divisors.size();
+  for (std::size_t i = 0; !changed && i < pb.divisors.size(); ++i) changed = !same(pb.divisors[i], pa.divisors[i]);
+  if (changed)
+    for (const auto* side : {&pb, &pa})
+      for (const auto& d : side->divisors)
+        for (const auto& f : factors_of(b, d))
+          add_conditions(out, {condition("nonzero", b.to_ast(b.canonical_signs(f)), signs)});
   auto args = [&](const std::vector<ex>& x, const std::vector<ex>& y, const char* kind) {
     for (const auto& u : x) {
       bool found = false;
       for (const auto& v : y) found = found || same(u, v);
-      if (!found) add_conditions(out, {condition(kind, b.to_ast(u), signs)});
+      if (!found) add_conditions(out, {condition(kind, b.to_ast(b.canonical_signs(u)), signs)});
     }
   };
-  divisors(pb, pa);
-  divisors(pa, pb);
   args(pb.logs, pa.logs, "positive");
   args(pa.logs, pb.logs, "positive");
   args(pb.roots, pa.roots, "nonnegative");

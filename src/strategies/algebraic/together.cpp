@@ -41,15 +41,18 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
   if (!GiNaC::is_a<GiNaC::add>(x)) return {};
   std::vector<std::pair<ex, ex>> parts;
   bool any = false;
-  for (std::size_t i = 0; i < x.nops(); ++i) {
-    parts.push_back(split_term(x.op(i)));
+  std::vector<ex> terms;
+  for (std::size_t i = 0; i < x.nops(); ++i) terms.push_back(x.op(i));
+  b.sort_by_key(terms);  // §9.1 order, so the facts do not follow GiNaC's serial numbers
+  for (const auto& term : terms) {
+    parts.push_back(split_term(term));
     if (!b.is_polynomial(parts.back().second)) return {};
     any = any || !GiNaC::is_a<GiNaC::numeric>(parts.back().second);
   }
   if (!any) return {};
   ex L = 1;
   for (const auto& [nu, d] : parts) L = GiNaC::lcm(L, d);
-  L = b.canonical_signs(GiNaC::factor(L));
+  L = GiNaC::factor(L);
   ex num = 0;
   nlohmann::json dens = nlohmann::json::array();
   for (const auto& [nu, d] : parts) {
