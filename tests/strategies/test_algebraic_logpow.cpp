@@ -304,15 +304,19 @@ TEST(AlgebraicExpandPowsimp, NegativeSites) {
   }
 }
 
-TEST(AlgebraicExpandPowsimp, StabilisedExponentialNeverSplit) {
-  // softmax's exp(x - max): M is a running maximum, so A-M <= 0 and exp(A-M) never overflows, while exp(A) alone
-  // does (then inf*exp(-M) = inf*0 = NaN). The split is never offered (range rule).
+TEST(AlgebraicExpandPowsimp, ExpOfIntermediatesNeverSplit) {
+  // softmax's exp(x - max): M is a running maximum, so A-M <= 0 and exp(A-M) never overflows, while exp(A) alone may
+  // (then inf*exp(-M) = inf*0 = NaN). The exp split is offered over known inputs and loop keys only.
   auto t = make_task("B^{8}_{tx=0}L^{4}_{a=0}[M_{tx}=max(M_{tx},A_{tx,a});];"
                      "B^{8}_{tx=0}L^{4}_{a=0}[C_{tx}=C_{tx}+exp(A_{tx,a}-M_{tx});];",
                      {{"A", R::Input, {8, 4}}, {"C", R::Output, {8}}});
   EXPECT_TRUE(candidate_ids("expand_powsimp", t).empty());
   EXPECT_TRUE(candidate_ids("expand_powsimp", vec_task(stmt("exp(A_{tx}-max(A_{tx},D_{tx}))"))).empty());
-  // A subtracted input is no running maximum: split.
+  // The same split of an intermediate is wrong on large values: X = 100*A reaches exp's overflow threshold.
+  auto big = make_task("B^{8}_{tx=0}[X_{tx}=A_{tx}*100;];B^{8}_{tx=0}[C_{tx}=exp(X_{tx}-D_{tx}*100);];",
+                       {{"A", R::Input, {8}}, {"D", R::Input, {8}}, {"C", R::Output, {8}}});
+  EXPECT_TRUE(candidate_ids("expand_powsimp", big).empty());
+  // Known inputs and loop keys: split.
   EXPECT_EQ(candidate_ids("expand_powsimp", vec_task(stmt("exp(A_{tx}-D_{tx})"))), (Ids{"expand_powsimp@0/s0/e1"}));
 }
 

@@ -2,9 +2,11 @@
 // is a product, into a product of simpler powers. The site is the node itself (one rule fits a node, so there are
 // no parameters; sites come in pre-order, §5):
 //  - exp             `exp(a+b+...)` -> `exp(a)*exp(b)*...`: GiNaC `expand(expand_transcendental)` on the node, whose
-//                    argument must be a sum in GiNaC; class R. A stabilised exponential exp(u - m), m a running
-//                    maximum (softmax's exp(x - max)), is never split: its factors overflow to inf*0 where it is
-//                    finite by construction (range rule, §6);
+//                    argument must be a sum in GiNaC; class R. Range restriction (beyond §6, as expand_cancellation):
+//                    every atom of the argument is a known input or a loop key. With intermediates the factors
+//                    reach exp's overflow threshold where the sum does not: softmax's exp(x - max) is finite by
+//                    construction, exp(x)*exp(-max) is inf*0 = NaN once x > 88.7 (f32), which the equivalence
+//                    check meets (a matmul or conv output goes far beyond the input draws);
 //  - sum_exponent    `x**(a+b)` -> `x**a*x**b` (`x**(a-b)` -> `x**a*x**(-b)`): a non-numeric exponent is an opaque atom
 //                    for GiNaC (§9.1), so this split is written in the AST; needs x>0 unless every term of the
 //                    exponent is a non-negative integer (an integer-typed term that sign analysis proves >= 0);
@@ -13,14 +15,10 @@
 //  - sqrt            `sqrt(x*y)` -> `sqrt(x)*sqrt(y)`: needs x>=0 and y>=0.
 // Every candidate records a range_note: a factor may overflow where the combined form does not. The driver adds the
 // §9.4 conditions of the partial operations that change (a sqrt argument that splits, a divisor).
-#include <optional>
-#include <set>
-
 #include "ir/printer.hpp"
 #include "strategies/algebraic/algebraic.hpp"
 #include "strategies/algebraic/logpow.hpp"
 #include "strategies/algebraic/site.hpp"
-#include "strategies/analysis/locate.hpp"
 #include "strategies/common.hpp"
 
 namespace steptp::strategy::algebraic {
@@ -45,40 +43,9 @@ void sum_terms(const ir::Expr& e, bool negative, std::vector<std::pair<const ir:
   out.push_back({&s, negative});
 }
 
-/// Buffers written by a running maximum: some statement writes them with `max(...)` at the root of its right-hand
-/// side (the max-reduction `M = max(M, e)` included).
-std::set<std::string> max_buffers(const ir::Program& p) {
-  std::set<std::string> out;
-  for (const auto& sc : analysis::collect_stmts(p)) {
-    const ir::Expr& r = strip(sc.stmt->rhs);
-    if (r.kind == ir::ExprKind::Call && r.fn == ir::Func::Max && sc.stmt->lhs.kind == ir::ExprKind::Ref)
-      out.insert(sc.stmt->lhs.text);
-  }
-  return out;
-}
-
-/// Is `exp(arg)` a stabilised exponential `exp(u - m)`, m a running maximum (read from a max buffer, or a max(...)
-/// call)? u - m <= 0 by construction: the subtraction is what keeps it finite, and exp(u)*exp(-m) overflows to
-/// inf*0 = NaN where it is not (softmax's exp(x - max)). Splitting it is never offered (range rule, §6, in the spirit
-/// of B13; the same reasoning as exp(2*A)).
-bool stabilised(const ir::Expr& arg, const ir::Task& t) {
-  std::vector<std::pair<const ir::Expr*, bool>> terms;
-  sum_terms(arg, false, terms);
-  std::optional<std::set<std::string>> maxes;
-  for (const auto& [term, negative] : terms) {
-    if (!negative) continue;
-    if (term->kind == ir::ExprKind::Call && term->fn == ir::Func::Max) return true;
-    if (term->kind != ir::ExprKind::Ref) continue;
-    if (!maxes) maxes = max_buffers(t.program);
-    if (maxes->count(term->text)) return true;
-  }
-  return false;
-}
-
 std::vector<std::pair<Params, Rewrite>> exp_rule(Bridge& b, const ir::Expr& e, const ir::Task& t) {
-  if (stabilised(e.args[0], t)) return {};
   const ex arg = b.to_ex(e.args[0]);
-  if (!GiNaC::is_a<GiNaC::add>(arg)) return {};
+  if (!GiNaC::is_a<GiNaC::add>(arg) || !over_inputs(b, arg, t)) return {};
   const ex split = GiNaC::exp(arg).expand(GiNaC::expand_options::expand_transcendental);
   if (!GiNaC::is_a<GiNaC::mul>(split)) return {};
   Rewrite r;
