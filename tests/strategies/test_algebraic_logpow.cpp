@@ -511,6 +511,8 @@ TEST(AlgebraicLogpowSweep, EveryCandidateAppliesAndIsEquivalent) {
         total += check_all_candidates(s, t);
         st::ScopedConfig guard(guard_config());
         guarded += check_all_candidates(s, t);
+        // Candidate ids (groups with quotes, parentheses and operators) parse back to the same candidate.
+        for (const auto& id : candidate_ids(s, t)) EXPECT_EQ(apply_id(id, t).facts["candidate"], id);
       }
     }
   }
