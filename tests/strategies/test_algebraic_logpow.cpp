@@ -60,7 +60,8 @@ TEST(AlgebraicPowsimp, CatalogueExample) {
 
 TEST(AlgebraicPowsimp, RangeRuleNeverOffersExpTwoA) {
   // exp(A)*exp(A) -> exp(2*A) halves the overflow threshold (B13): never offered, under either policy.
-  for (const char* s : {"exp(A_{tx})*exp(A_{tx})", "exp(A_{tx})*exp(A_{tx})*exp(D_{tx})", "exp(A_{tx})**2*exp(D_{tx})"}) {
+  for (const char* s :
+       {"exp(A_{tx})*exp(A_{tx})", "exp(A_{tx})*exp(A_{tx})*exp(D_{tx})", "exp(A_{tx})**2*exp(D_{tx})"}) {
     auto t = vec_task(stmt(s));
     EXPECT_TRUE(candidate_ids("powsimp", t).empty()) << s;
     st::ScopedConfig guard(guard_config());

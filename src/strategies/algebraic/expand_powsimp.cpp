@@ -89,7 +89,8 @@ std::vector<std::pair<Params, Rewrite>> product_base_rule(Bridge& b, const ir::E
   for (const auto& f : flat.factors) {
     const ex x = b.to_ex(*f.e);
     prod = prod * GiNaC::pow(x, f.inverse ? numeric(-p.k) : p.k);
-    if (!p.k.is_integer() && !b.atoms_of(x).empty()) add_conditions(r.conditions, {condition("nonnegative", *f.e, signs)});
+    if (!p.k.is_integer() && !b.atoms_of(x).empty())
+      add_conditions(r.conditions, {condition("nonnegative", *f.e, signs)});
   }
   r.after = b.to_ast(prod);
   const bool is_sqrt = e.kind == ir::ExprKind::Call;

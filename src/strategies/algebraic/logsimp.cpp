@@ -34,7 +34,8 @@ std::optional<LogFactor> log_term(const ex& x) {
 }
 
 /// Every subset of {0..n-1} of size >= 2 in lexicographic order of its sorted index tuple, the full set excluded.
-void subsets(std::size_t n, std::size_t from, std::vector<std::size_t>& cur, std::vector<std::vector<std::size_t>>& out) {
+void subsets(std::size_t n, std::size_t from, std::vector<std::size_t>& cur,
+             std::vector<std::vector<std::size_t>>& out) {
   for (std::size_t i = from; i < n; ++i) {
     cur.push_back(i);
     if (cur.size() >= 2 && cur.size() < n) out.push_back(cur);
