@@ -22,6 +22,7 @@
 #include "interp/equivalence.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
+#include "strategies/config.hpp"
 #include "strategies/registry.hpp"
 #include "strategies/sample.hpp"
 
@@ -33,11 +34,15 @@ struct ApplyOpts {
   bool all = false, verify = false;
   std::size_t max = 0;
   std::uint64_t seed = 0;
+  std::string domain_policy = "prove";
   WorkBudget budget;
   TaskParams params;
 };
 
 int run_apply(const ApplyOpts& o) {
+  strategy::StrategyConfig cfg = strategy::default_config();
+  cfg.domain_policy = o.domain_policy == "guard" ? strategy::DomainPolicy::Guard : strategy::DomainPolicy::Prove;
+  strategy::ScopedConfig scoped(cfg);
   std::optional<strategy::Candidate> one;
   std::string name = o.strategy;
   if (!o.candidate.empty()) {
@@ -128,6 +133,10 @@ CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
   sub->add_option("--seed", o->seed, "Seed of the candidate draw (std::mt19937_64)");
   all->excludes(mx);
   cand->excludes(all)->excludes(mx);
+  sub->add_option("--domain-policy", o->domain_policy,
+                  "Class-D conditions sign analysis cannot prove: 'prove' (default) offers no such candidate, 'guard' "
+                  "wraps the rewrite in if_then_else(condition, new, old) (STRATEGIES.md §6)")
+      ->check(CLI::IsMember({"prove", "guard"}));
   sub->add_flag("--verify", o->verify, "Check each candidate with the equivalence checker (exact for class E)");
   sub->add_option("-o,--output", o->out, "Write the JSONL here (atomically) instead of stdout");
   o->budget.add_options(sub, "--verify: ");

@@ -1,5 +1,7 @@
 #include "dataset/stats.hpp"
 
+#include "strategies/registry.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -104,6 +106,8 @@ ojson compute_stats(const std::vector<ojson>& archive, const std::vector<Reject>
   std::int64_t noisy = 0, measured = 0;
   std::map<std::string, double> root_ns;  // root task id -> latency (the before program of step-1 records)
   std::vector<double> leir, tir, prompt, completion, ratio;
+  // Every registered strategy is listed, those without a record with 0 (issue #13: the stats show all 43).
+  for (const auto& st : strategy::registry()) by_strategy[std::string(st.name)] = 0;
   for (const auto& r : archive) {
     bump(by_strategy, r["strategy"]["name"]);
     bump(by_sfamily, r["strategy"]["family"]);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "ir/printer.hpp"
 
@@ -313,10 +314,21 @@ ir::Expr Bridge::sum(const GiNaC::ex& x) const {
 }
 
 ir::Expr Bridge::product(const GiNaC::ex& x) const {
+  std::vector<ex> factors;
+  if (is_a<GiNaC::mul>(x))
+    for (std::size_t i = 0; i < x.nops(); ++i) factors.push_back(x.op(i));
+  else
+    factors.push_back(x);  // a lone power
+  // Factors are turned into AST here, never rebuilt as GiNaC powers: GiNaC re-normalises the sign of a sum raised
+  // to an odd power ((D-E)^3 -> -(E-D)^3) by its own order, so a flipped sum must not go back through it.
+  struct Fac {
+    std::vector<std::uint32_t> key;
+    std::string text;
+    ir::Expr ast;
+  };
   numeric coef = 1;
-  std::vector<ex> num, den;
-  for (std::size_t i = 0; i < x.nops(); ++i) {
-    ex f = x.op(i);
+  std::vector<Fac> num, den;
+  for (const ex& f : factors) {
     if (is_a<numeric>(f)) {
       coef *= ex_to<numeric>(f);
       continue;
@@ -328,16 +340,22 @@ ir::Expr Bridge::product(const GiNaC::ex& x) const {
       k = ex_to<numeric>(f.op(1));
     }
     // A sum factor is written with its first term (§9.1 order, constant last) positive, the sign moved to the
-    // coefficient: GiNaC normalises the sign of a sum inside a product by its own (serial-number) order.
+    // coefficient (GiNaC picks that sign by its serial-number order).
     if (is_a<GiNaC::add>(base) && k.is_integer() && first_term_negative(base)) {
       base = (-base).expand();
       if (k.is_odd()) coef = -coef;
     }
-    if (k.is_negative()) den.push_back(k == -1 ? base : GiNaC::pow(base, -k));
-    else num.push_back(k == 1 ? base : GiNaC::pow(base, k));
+    const numeric m = k.is_negative() ? numeric(-k) : k;
+    ir::Expr a = m == 1 ? to_ast(base) : power(base, m);
+    Fac fac{key_of(base), ir::print_expr(a), std::move(a)};
+    (k.is_negative() ? den : num).push_back(std::move(fac));
   }
-  sort_by_key(num);
-  sort_by_key(den);
+  auto order = [](std::vector<Fac>& v) {
+    std::stable_sort(v.begin(), v.end(),
+                     [](const Fac& p, const Fac& q) { return std::tie(p.key, p.text) < std::tie(q.key, q.text); });
+  };
+  order(num);
+  order(den);
   const bool negative = coef.is_negative();
   if (negative) coef = -coef;
   std::vector<ir::Expr> n_ast, d_ast;
@@ -351,8 +369,8 @@ ir::Expr Bridge::product(const GiNaC::ex& x) const {
       d_ast.push_back(number(q));
     }
   }
-  for (const auto& f : num) n_ast.push_back(to_ast(f));
-  for (const auto& f : den) d_ast.push_back(to_ast(f));
+  for (auto& f : num) n_ast.push_back(std::move(f.ast));
+  for (auto& f : den) d_ast.push_back(std::move(f.ast));
   ir::Expr top = n_ast.empty() ? ir::make_int(1) : n_ast[0];
   for (std::size_t i = 1; i < n_ast.size(); ++i) top = ir::make_binary(ir::BinOp::Mul, top, n_ast[i]);
   if (!d_ast.empty()) {
@@ -383,10 +401,7 @@ ir::Expr Bridge::to_ast(const GiNaC::ex& x) const {
   if (is_a<GiNaC::mul>(x)) return product(x);
   if (is_a<GiNaC::power>(x)) {
     if (!is_a<numeric>(x.op(1))) throw NotRepresentable("symbolic exponent");
-    const numeric n = ex_to<numeric>(x.op(1));
-    if (n.is_negative())  // 1/x^-n
-      return ir::make_binary(ir::BinOp::Div, ir::make_int(1), to_ast(GiNaC::pow(x.op(0), -n)));
-    return power(x.op(0), n);
+    return product(x);  // x^n, or 1/x^-n; a sum base gets the sign rule of products
   }
   if (is_a<GiNaC::function>(x)) {
     const std::string name = ex_to<GiNaC::function>(x).get_name();

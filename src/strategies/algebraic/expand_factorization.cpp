@@ -22,8 +22,17 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
   const bool pow_node = n.e->kind == ir::ExprKind::Binary && n.e->bop == ir::BinOp::Pow;
   if (!pow_node && (n.e->kind != ir::ExprKind::Binary || n.e->bop != ir::BinOp::Mul)) return {};
   if (!pow_node && is_product_node(parent_of(ts, n))) return {};
-  const ex x = b.to_ex(*n.e);
-  if (GiNaC::is_a<GiNaC::power>(x)) {
+  ex x = b.to_ex(*n.e);
+  // GiNaC may write an odd power of a sum as -1 times the power of the negated sum, by its serial-number order:
+  // look through a numeric coefficient in front of a single power.
+  if (pow_node && GiNaC::is_a<GiNaC::mul>(x) && x.nops() == 2 && GiNaC::is_a<GiNaC::numeric>(x.op(1)) &&
+      GiNaC::is_a<GiNaC::power>(x.op(0)))
+    x = x.op(0);
+  else if (pow_node && GiNaC::is_a<GiNaC::mul>(x) && x.nops() == 2 && GiNaC::is_a<GiNaC::numeric>(x.op(0)) &&
+           GiNaC::is_a<GiNaC::power>(x.op(1)))
+    x = x.op(1);
+  if (pow_node) {
+    if (!GiNaC::is_a<GiNaC::power>(x)) return {};
     if (!GiNaC::is_a<GiNaC::add>(x.op(0)) || !GiNaC::is_a<GiNaC::numeric>(x.op(1))) return {};
     const auto k = GiNaC::ex_to<GiNaC::numeric>(x.op(1));
     if (!k.is_integer() || k < 2 || k > 4) return {};
@@ -33,7 +42,7 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
     for (std::size_t i = 0; i < x.nops(); ++i) sums += sum_factor(x.op(i)) ? 1 : 0;
     if (sums < 2) return {};
   }
-  const ex e = x.expand();
+  const ex e = b.to_ex(*n.e).expand();
   Rewrite r;
   r.after = b.to_ast(e);
   r.cls = Exactness::Reassoc;
