@@ -123,17 +123,6 @@ bool is_exp_call(const ir::Expr& e) {
   return s.kind == ir::ExprKind::Call && s.fn == ir::Func::Exp;
 }
 
-bool over_inputs(const Bridge& b, const ex& x, const ir::Task& t) {
-  for (const auto& a : b.atoms_of(x)) {
-    if (b.is_opaque(a)) return false;
-    const ir::Expr node = b.to_ast(a);
-    if (node.kind == ir::ExprKind::Var) continue;
-    const ir::KnownBuffer* k = t.find_known(node.text);
-    if (!k || k->role == ir::Role::Output) return false;
-  }
-  return true;
-}
-
 std::vector<Rewrite::Condition> positive_factors(Bridge& b, const std::vector<LogFactor>& fs,
                                                  const analysis::SignAnalysis& signs, nlohmann::json* facts) {
   std::vector<Rewrite::Condition> out;

@@ -62,10 +62,6 @@ bool is_log(const GiNaC::ex& x);
 /// Is the AST node a call exp(...)?
 bool is_exp_call(const ir::Expr& e);
 
-/// Are all atoms of `x` accesses to known non-output buffers or loop keys (no intermediate, no opaque node)? The
-/// exp split is offered only then (range restriction, as expand_cancellation's multipliers).
-bool over_inputs(const Bridge& b, const GiNaC::ex& x, const ir::Task& t);
-
 /// `f>0` for each factor of a log rule (entries 31 and 32), with its sign evidence; `facts` (when non-null) gets
 /// one {factor, multiplicity, sign, evidence} record per factor.
 struct LogFactor {
