@@ -165,6 +165,21 @@ const std::vector<StrategyInfo>& table() {
         {"together", 28, Family::Algebraic,
          "Combine a sum of fractions into one fraction over the least common denominator, without cancelling.",
          algebraic::enumerate_together, algebraic::apply_together},
+        {"powsimp", 29, Family::Algebraic,
+         "Combine powers and exponentials that share a base into a single power or exponential.",
+         algebraic::enumerate_powsimp, algebraic::apply_powsimp},
+        {"expand_powsimp", 30, Family::Algebraic,
+         "Split a power or exponential whose exponent is a sum, or whose base is a product, into a product of "
+         "simpler powers.",
+         algebraic::enumerate_expand_powsimp, algebraic::apply_expand_powsimp},
+        {"expand_log", 31, Family::Algebraic,
+         "Split the logarithm of a product or power into a sum of logarithms: `log(a*b)` → `log(a)+log(b)`, "
+         "`log(a**k)` → `k*log(a)`.",
+         algebraic::enumerate_expand_log, algebraic::apply_expand_log},
+        {"logsimp", 32, Family::Algebraic,
+         "Combine a sum of logarithms, including integer multiples, into the logarithm of one product: "
+         "`log(a)+log(b)` → `log(a*b)`.",
+         algebraic::enumerate_logsimp, algebraic::apply_logsimp},
         {"collect", 33, Family::Algebraic, "Group the terms of a sum by powers of one chosen atom.",
          algebraic::enumerate_collect, algebraic::apply_collect},
         {"expand_collect", 34, Family::Algebraic,

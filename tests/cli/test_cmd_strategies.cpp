@@ -51,6 +51,45 @@ const char* kGemmTask =
 
 }  // namespace
 
+TEST(CliStrategies, ListShowsAll43InCanonicalOrderWithFamilyAndClass) {
+  CliRun r = run("strategies list");
+  ASSERT_EQ(r.rc, 0);
+  std::istringstream in(r.out);
+  std::string line;
+  int expect = 0;
+  while (std::getline(in, line)) {
+    EXPECT_EQ(line.substr(0, line.find('\t')), std::to_string(expect)) << line;
+    ++expect;
+  }
+  EXPECT_EQ(expect, 43);
+  EXPECT_NE(r.out.find("23\tfactorization\talgebraic\tR\tFactor a polynomial sub-expression"), std::string::npos);
+  EXPECT_NE(r.out.find("25\tcancellation\talgebraic\tD\t"), std::string::npos);
+  EXPECT_NE(r.out.find("29\tpowsimp\talgebraic\tR/D\t"), std::string::npos);
+  EXPECT_NE(r.out.find("38\tmultiplicative_split\talgebraic\tD\t"), std::string::npos);
+}
+
+TEST(CliStrategies, ApplyDomainPolicyProveOrGuard) {
+  // (A*A-D*D)/(A-D): cancelling A-D needs A-D != 0, which sign analysis cannot prove for unranged inputs.
+  const std::string task = write_tmp(
+      "cli_domain_policy.json",
+      R"({"workload": "q", "suite": "unit", "known": [{"name": "A", "role": "input", "dtype": "f32", "shape": [8]}, )"
+      R"({"name": "D", "role": "input", "dtype": "f32", "shape": [8]}, {"name": "C", "role": "output", "dtype": "f32", "shape": [8]}], )"
+      R"("leir": "B^{8}_{tx=0}[C^{f32,g}_{tx}=(A^{f32,g}_{tx}*A^{f32,g}_{tx}-D^{f32,g}_{tx}*D^{f32,g}_{tx})/(A^{f32,g}_{tx}-D^{f32,g}_{tx});];"})");
+  CliRun prove = run("apply --strategy cancellation " + task);
+  EXPECT_EQ(prove.rc, 0);
+  EXPECT_TRUE(prove.out.empty());
+  EXPECT_NE(prove.err.find("0 candidate(s)"), std::string::npos);
+  CliRun guard = run("apply --strategy cancellation --domain-policy guard --verify " + task);
+  ASSERT_EQ(guard.rc, 0) << guard.err;
+  auto j = nlohmann::json::parse(guard.out);
+  EXPECT_EQ(j["class"], "D");
+  EXPECT_EQ(j["equivalence"]["equivalent"], true);
+  EXPECT_EQ(j["task"]["leir"],
+            "B^{8}_{tx=0}[C^{f32,g}_{tx}=if_then_else(A^{f32,g}_{tx}-D^{f32,g}_{tx}!=0,A^{f32,g}_{tx}+D^{f32,g}_{tx},"
+            "(A^{f32,g}_{tx}*A^{f32,g}_{tx}-D^{f32,g}_{tx}*D^{f32,g}_{tx})/(A^{f32,g}_{tx}-D^{f32,g}_{tx}));];");
+  EXPECT_EQ(run("apply --strategy cancellation --domain-policy maybe " + task).rc, 2);
+}
+
 TEST(CliStrategies, ListShowsCanonicalLoopEntries) {
   CliRun r = run("strategies list");
   ASSERT_EQ(r.rc, 0);

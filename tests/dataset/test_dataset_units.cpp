@@ -99,12 +99,27 @@ TEST(DatasetUnits, CoverStrategiesAddsUnitsForEveryStrategyWithoutASite) {
   EXPECT_TRUE(names_with.count("Argmax_over_a_dimension"));  // the first catalogue workload with an operator_fission site
   std::vector<ir::Task> roots;
   for (const auto& u : with) roots.push_back(emit_root_task(u));
-  for (const auto& s : strategy::registry()) {
-    bool site = false;
-    for (const auto& t : roots) {
-      site = !s.enumerate(t).empty();
-      if (site) break;
+  // Every strategy that has a site in some catalogue workload has one in the covered set. A few algebraic
+  // strategies have none anywhere under the default Prove policy (no workload declares input ranges, so e.g. no
+  // log of a product is provably positive): for those the whole catalogue is checked to have no site.
+  std::vector<ir::Task> catalogue;
+  for (const auto& w : frontend::workloads()) {
+    try {
+      catalogue.push_back(frontend::emit(w, frontend::small_params(w), ir::DType::F32));
+    } catch (const std::exception&) {
     }
-    EXPECT_TRUE(site) << s.name << " has no site in the covered default set";
   }
+  auto has_site = [](const strategy::StrategyInfo& s, const std::vector<ir::Task>& ts) {
+    for (const auto& t : ts)
+      if (!s.enumerate(t).empty()) return true;
+    return false;
+  };
+  int nowhere = 0;
+  for (const auto& s : strategy::registry()) {
+    if (has_site(s, roots)) continue;
+    EXPECT_EQ(s.family, strategy::Family::Algebraic) << s.name << " has no site in the covered default set";
+    EXPECT_FALSE(has_site(s, catalogue)) << s.name << " has a catalogue site but none in the covered default set";
+    ++nowhere;
+  }
+  EXPECT_LE(nowhere, 8);
 }

@@ -58,18 +58,6 @@ void exp_nodes(const ex& x, std::vector<ex>& out) {
   for (std::size_t i = 0; i < x.nops(); ++i) exp_nodes(x.op(i), out);
 }
 
-/// Are all atoms of x accesses to known non-output buffers or loop keys (no intermediates, no opaque nodes)?
-bool over_inputs(const Bridge& b, const ex& x, const ir::Task& t) {
-  for (const auto& a : b.atoms_of(x)) {
-    if (b.is_opaque(a)) return false;
-    const ir::Expr node = b.to_ast(a);
-    if (node.kind == ir::ExprKind::Var) continue;
-    const ir::KnownBuffer* k = t.find_known(node.text);
-    if (!k || k->role == ir::Role::Output) return false;
-  }
-  return true;
-}
-
 std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const TargetNode& n, const ir::Task& t) {
   if (n.e->kind != ir::ExprKind::Binary || n.e->bop != ir::BinOp::Div) return {};
   const ex num = b.to_ex(n.e->args[0]), den = b.to_ex(n.e->args[1]);

@@ -399,21 +399,23 @@ void exp_args(const ir::Expr& e, std::vector<const ir::Expr*>& out) {
   for (const auto& a : e.args) exp_args(a, out);
 }
 
-/// Does the (GiNaC) exponent carry a term with a numeric coefficient of magnitude > 1?
-bool scaled(const ex& arg) {
-  auto coef = [](const ex& t) {
+/// The terms of an exponent (GiNaC) that carry a numeric coefficient of magnitude > 1 (2*A in exp(2*A+D)).
+std::vector<ex> scaled_terms(const ex& arg) {
+  auto scaled = [](const ex& t) {
     GiNaC::numeric c = 1;
     if (GiNaC::is_a<GiNaC::mul>(t))
       for (std::size_t i = 0; i < t.nops(); ++i)
         if (GiNaC::is_a<GiNaC::numeric>(t.op(i))) c *= GiNaC::ex_to<GiNaC::numeric>(t.op(i));
     return GiNaC::abs(c) > 1;
   };
+  std::vector<ex> out;
   if (GiNaC::is_a<GiNaC::add>(arg)) {
     for (std::size_t i = 0; i < arg.nops(); ++i)
-      if (!GiNaC::is_a<GiNaC::numeric>(arg.op(i)) && coef(arg.op(i))) return true;
-    return false;
+      if (!GiNaC::is_a<GiNaC::numeric>(arg.op(i)) && scaled(arg.op(i))) out.push_back(arg.op(i));
+  } else if (scaled(arg)) {
+    out.push_back(arg);
   }
-  return coef(arg);
+  return out;
 }
 }  // namespace
 
@@ -425,14 +427,29 @@ bool breaks_range_rule(const ir::Expr& before, const ir::Expr& after) {
   s.lhs = ir::make_int(0);
   s.rhs = before;
   Bridge b(s);
-  for (const auto* a : ea) {
-    const ex x = b.to_ex(*a);
-    if (!scaled(x)) continue;
-    bool had = false;
-    for (const auto* o : eb) had = had || same(b.to_ex(*o), x);
-    if (!had) return true;
-  }
+  // A scaled term is allowed when the original already had it in an exp argument (exp(2*A+D) -> exp(2*A)*exp(D)
+  // keeps the threshold of the 2*A); a new one halves the overflow threshold (B13).
+  std::vector<ex> had;
+  for (const auto* o : eb)
+    for (const auto& term : scaled_terms(b.to_ex(*o))) had.push_back(term);
+  for (const auto* a : ea)
+    for (const auto& term : scaled_terms(b.to_ex(*a))) {
+      bool old = false;
+      for (const auto& h : had) old = old || same(h, term);
+      if (!old) return true;
+    }
   return false;
+}
+
+bool over_inputs(const Bridge& b, const GiNaC::ex& x, const ir::Task& t) {
+  for (const auto& a : b.atoms_of(x)) {
+    if (b.is_opaque(a)) return false;
+    const ir::Expr node = b.to_ast(a);
+    if (node.kind == ir::ExprKind::Var) continue;
+    const ir::KnownBuffer* k = t.find_known(node.text);
+    if (!k || k->role == ir::Role::Output) return false;
+  }
+  return true;
 }
 
 std::map<std::string, std::int64_t> ginac_failures() {

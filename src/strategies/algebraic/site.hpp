@@ -88,6 +88,12 @@ std::vector<Rewrite::Condition> partial_conditions(Bridge& b, const ir::Expr& be
 /// Adds each condition of `more` that `into` lacks (same kind and printed u).
 void add_conditions(std::vector<Rewrite::Condition>& into, const std::vector<Rewrite::Condition>& more);
 
+/// Are all atoms of `x` accesses to known non-output buffers or loop keys (no intermediate, no opaque node)? The
+/// range restriction of expand_cancellation's multipliers and expand_powsimp's exp split: an intermediate can reach
+/// magnitudes far beyond the input draws (a matmul output), where exp(-u) factors overflow although the original
+/// is finite (1/(1+exp(-C)) -> exp(C)/(exp(C)+1); exp(x-max) -> exp(x)*exp(-max) = inf*0).
+bool over_inputs(const Bridge& b, const GiNaC::ex& x, const ir::Task& t);
+
 /// The range rule (§6): does `after` multiply an exp argument by a constant of magnitude > 1 that `before` did not
 /// have (exp(2*A))? Such a rewrite is never offered (B13).
 bool breaks_range_rule(const ir::Expr& before, const ir::Expr& after);

@@ -59,7 +59,13 @@ Sign sign_pow(Sign base, const ir::Expr& exponent, Sign exp_sign) {
   if (n && *n == 0) return Sign::positive();
   if (n && std::floor(*n) == *n) {
     const bool even = std::fmod(std::fabs(*n), 2.0) == 0;
-    Sign s = even ? sign_mul(base, base) : base;
+    // x**2k: the same value squared, not two independent ones (an unknown x gives non-negative, not unknown).
+    Sign s = base;
+    if (even) {
+      s = Sign::bottom();
+      if (base.bits & (Sign::kNeg | Sign::kPos)) s = sign_join(s, Sign::positive());
+      if (base.bits & Sign::kZero) s = sign_join(s, Sign::zero());
+    }
     if (*n < 0) s = sign_div(Sign::positive(), s);  // x^-n = 1/x^n: the same sign over finite values
     return s;
   }
@@ -157,7 +163,7 @@ Sign eval(const ir::Expr& e, const Env& env) {
       switch (e.fn) {
         case ir::Func::Exp: return s[0].bits ? Sign::positive() : s[0];
         case ir::Func::Log: return s[0].bits ? Sign::unknown() : s[0];
-        case ir::Func::Sqrt: return s[0].bits ? Sign::nonnegative() : s[0];
+        case ir::Func::Sqrt: return s[0].bits == 0 ? s[0] : s[0].is_positive() ? Sign::positive() : Sign::nonnegative();
         case ir::Func::Abs: return s[0].bits == 0 ? s[0] : s[0].is_nonzero() ? Sign::positive() : Sign::nonnegative();
         case ir::Func::Erf: return s[0];  // erf is odd and increasing: sign(erf(x)) = sign(x)
         case ir::Func::Max: return sign_extreme(s[0], s[1], true);
