@@ -237,6 +237,16 @@ TEST(AlgebraicMultiplicativeSplit, GuardMatchesTheOriginalWhereTheDivisorIsZero)
   EXPECT_EQ(check_all_candidates(kMul, t), 3u);
 }
 
+TEST(AlgebraicMultiplicativeSplit, LazyBranchesAndConditionsAreNotOccurrencesEvenUnderGuard) {
+  st::ScopedConfig scoped(guard_config());
+  EXPECT_TRUE(candidate_ids(kMul, elementwise("B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=if_then_else(a<3,A_{tx,a},"
+                                              "D_{tx,a});];"))
+                  .empty());
+  auto c = elementwise("B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=(A_{tx,a}>0.0)*D_{tx,a};];");
+  EXPECT_EQ(candidate_ids(kMul, c), (Ids{"multiplicative_split@0/s0{occurrence=0,pivot=prev}"}));
+  EXPECT_EQ(check_all_candidates(kMul, c), 1u);
+}
+
 // ---- 39 additive_split ----
 
 TEST(AlgebraicAdditiveSplit, CatalogueExample) {
@@ -282,6 +292,11 @@ TEST(AlgebraicAdditiveSplit, LazyBranchesConditionsAndIntegersAreNotOccurrences)
   EXPECT_EQ(candidate_ids(kAdd, c), (Ids{"additive_split@0/s0{occurrence=0,pivot=prev}"}));
   EXPECT_EQ(apply_id("additive_split@0/s0{occurrence=0,pivot=prev}", c).facts["occurrence"]["printed"],
             expand_refs("D_{tx,a}"));
+  // A gathered entry: no previous element (I may select another element at a-1).
+  auto g = make_task("B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=A_{I^{i32,g}_{tx},a}*D_{tx,a};];",
+                     {{"A", R::Input, {8, 6}}, {"I", R::Input, {8}, DType::I32}, {"D", R::Input, {8, 6}},
+                      {"C", R::Output, {8, 6}}});
+  EXPECT_EQ(candidate_ids(kAdd, g), (Ids{"additive_split@0/s0{occurrence=1,pivot=prev}"}));
   // An integer operand is not an occurrence (an inserted float pivot would change the arithmetic's type).
   auto i = make_task("B^{8}_{tx=0}L^{6}_{a=0}[C_{tx,a}=I^{i32,g}_{tx,a}*D_{tx,a};];",
                      {{"I", R::Input, {8, 6}, DType::I32}, {"D", R::Input, {8, 6}}, {"C", R::Output, {8, 6}}});

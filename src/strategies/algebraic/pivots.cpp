@@ -70,7 +70,8 @@ bool serial(ir::LoopKind k) { return k == ir::LoopKind::L || k == ir::LoopKind::
 
 std::optional<Pivot> previous_element(const ir::Task& typed, const analysis::StmtCtx& sc, const ir::Expr& x,
                                       std::int64_t identity, const std::set<std::string>& infs) {
-  if (x.args.empty() || x.scope != ir::Scope::Global || infs.count(x.text)) return std::nullopt;
+  if (x.args.empty() || x.scope != ir::Scope::Global || infs.count(x.text) || analysis::has_gather(x))
+    return std::nullopt;  // a gathered entry may select another element at k-1
   const ir::Expr& last = x.args.back();
   if (last.kind != ir::ExprKind::Var) return std::nullopt;
   const ir::Loop* k = loop_of(sc.loops, last.text);

@@ -12,7 +12,7 @@
 //
 // Pivots of X (entry 37 "Site", shared by 38 and 39 with their own identity):
 //  - previous element: `if_then_else(k-1<0,<identity>,X_{...,k-1})`, where X's last entry k is a plain loop key
-//    in scope that occurs in no other entry of X. Then X_{...,k-1} is the element the same occurrence read at
+//    in scope that occurs in no other entry of X, and no entry is a gather. Then X_{...,k-1} is the element the same occurrence read at
 //    iteration k-1 (all other keys equal), so it is in bounds and initialised. X must be a global buffer (an s/l
 //    buffer may not be read across bound iterations, E307), and when the statement's top-level nest writes X, k
 //    must be a serial loop (L/U): a parallel loop would read another iteration's write (E306).
