@@ -53,7 +53,9 @@ std::string_view exactness_classes(int index) {
       "E",   "E",   "E/R", "E/R", "E", "E/R", "E/R", "E",   "E",    // graph 0-8
       "E/R", "E/R", "E",   "E",   "E", "E",   "E",   "E",   "E/R",  // loop 9-17
       "E",   "E",   "E",   "E",   "E",                              // memory 18-22
-      "R",   "R",   "D",   "D",   "R", "R",   "R/D", "R/D", "D",   "D", "R", "R",  // algebraic 23-34
+      // 27 apart and 28 together: D, not the catalogue's R (README, "spec corrections"): rearranged divisors carry
+      // d != 0 at their poles (inf against NaN there is a mismatch under LEIR.md §11).
+      "R",   "R",   "D",   "D",   "D", "D",   "R/D", "R/D", "D",   "D", "R", "R",  // algebraic 23-34
       "P",   "E",   "R",   "D",   "R", "R",   "R",   "R"};          // 35-42
   return index >= 0 && index < 43 ? k[index] : std::string_view("?");
 }
