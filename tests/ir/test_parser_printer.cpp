@@ -242,3 +242,30 @@ TEST(Task, HashIsStableAndDistinguishes) {
   EXPECT_GT(hashes.size(), 80u);
   EXPECT_EQ(task_hash_hex(a).size(), 16u);
 }
+
+// Declared value ranges of known buffers (STRATEGIES.md §4; the "range" member): round trip, absent by default,
+// and E102 for a bad value or a range on an output.
+TEST(TaskJson, DeclaredRangeRoundTripsAndIsValidated) {
+  const std::string with =
+      R"({"workload": "w", "suite": "s", "known": [{"name": "A", "role": "input", "dtype": "f32", "shape": [4], "range": "positive"}, )"
+      R"({"name": "D", "role": "input", "dtype": "f32", "shape": [4], "range": "nonnegative"}, )"
+      R"({"name": "C", "role": "output", "dtype": "f32", "shape": [4]}], "leir": "B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx}+D^{f32,g}_{tx};];"})";
+  auto t = steptp::ir::parse_task(with);
+  EXPECT_EQ(t.known[0].range, steptp::ir::ValueRange::Positive);
+  EXPECT_EQ(t.known[1].range, steptp::ir::ValueRange::NonNegative);
+  EXPECT_EQ(t.known[2].range, steptp::ir::ValueRange::Any);
+  EXPECT_EQ(steptp::ir::task_to_json(t), with);  // byte for byte; no "range" member for Any
+  auto bad = [&](const std::string& from, const std::string& to) {
+    std::string text = with;
+    text.replace(text.find(from), from.size(), to);
+    try {
+      steptp::ir::parse_task(text);
+    } catch (const steptp::ir::LeirError& e) {
+      return e.diag().code;
+    }
+    return std::string("none");
+  };
+  EXPECT_EQ(bad(R"("range": "positive")", R"("range": "big")"), "E102");
+  EXPECT_EQ(bad(R"("range": "positive")", R"("range": 1)"), "E102");
+  EXPECT_EQ(bad(R"("shape": [4]}], "leir")", R"("shape": [4], "range": "positive"}], "leir")"), "E102");
+}
