@@ -55,6 +55,23 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const
     else
       take(fd);
     if (!(fs.size() >= 2 || dn >= dd)) continue;
+    // GiNaC lists (and signs) the factors by its own object order: put each factor's first term positive (the
+    // sign joins the content) and order them by §9.1 key, so the decomposition does not depend on the process.
+    for (auto& f : fs) {
+      const ex c = b.canonical_signs(f.f);
+      if (!c.is_equal(f.f) && f.m % 2 == 1) content = -content;
+      f.f = c;
+    }
+    {
+      std::vector<ex> order;
+      for (const auto& f : fs) order.push_back(f.f);
+      b.sort_by_key(order);
+      std::vector<Factor> sorted;
+      for (const auto& o : order)
+        for (const auto& f : fs)
+          if (f.f.is_equal(o)) sorted.push_back(f);
+      fs = std::move(sorted);
+    }
     // Leading coefficients in v must be free of other atoms, so quo/rem over Q(other atoms) stay polynomial.
     const ex dv = (den / content).expand();
     if (!GiNaC::is_a<GiNaC::numeric>(dv.lcoeff(v))) continue;

@@ -296,20 +296,36 @@ ir::Expr Bridge::power(const GiNaC::ex& base, const GiNaC::numeric& n) const {
 }
 
 ir::Expr Bridge::sum(const GiNaC::ex& x) const {
-  std::vector<ex> pos, neg, pos_c, neg_c;
+  struct T {
+    bool constant;
+    std::vector<std::uint32_t> key;
+    std::string text;
+    ir::Expr ast;
+  };
+  std::vector<T> pos, neg;
   for (std::size_t i = 0; i < x.nops(); ++i) {
     const ex t = x.op(i);
-    const bool negative = coefficient_of(t).is_negative();
+    bool negative = coefficient_of(t).is_negative();
     const ex mag = negative ? ex(-t) : t;
-    (is_a<numeric>(t) ? (negative ? neg_c : pos_c) : (negative ? neg : pos)).push_back(mag);
+    ir::Expr a = to_ast(mag);
+    if (a.kind == ir::ExprKind::Neg) {  // a product whose sum factor moved the sign out: the term is negative
+      ir::Expr inner = a.args[0];
+      a = std::move(inner);
+      negative = !negative;
+    }
+    T term{is_a<numeric>(t), key_of(mag), ir::print_expr(a), std::move(a)};
+    (negative ? neg : pos).push_back(std::move(term));
   }
-  sort_by_key(pos);
-  sort_by_key(neg);
-  pos.insert(pos.end(), pos_c.begin(), pos_c.end());
-  neg.insert(neg.end(), neg_c.begin(), neg_c.end());
+  auto order = [](std::vector<T>& v) {
+    std::stable_sort(v.begin(), v.end(), [](const T& p, const T& q) {
+      return std::tie(p.constant, p.key, p.text) < std::tie(q.constant, q.key, q.text);
+    });
+  };
+  order(pos);
+  order(neg);
   std::optional<ir::Expr> acc;
-  for (const auto& t : pos) acc = acc ? ir::make_binary(ir::BinOp::Add, *acc, to_ast(t)) : to_ast(t);
-  for (const auto& t : neg) acc = acc ? ir::make_binary(ir::BinOp::Sub, *acc, to_ast(t)) : ir::make_neg(to_ast(t));
+  for (auto& t : pos) acc = acc ? ir::make_binary(ir::BinOp::Add, *acc, t.ast) : t.ast;
+  for (auto& t : neg) acc = acc ? ir::make_binary(ir::BinOp::Sub, *acc, t.ast) : ir::make_neg(t.ast);
   return acc ? *acc : ir::make_int(0);
 }
 
@@ -382,11 +398,24 @@ ir::Expr Bridge::product(const GiNaC::ex& x) const {
 }
 
 bool Bridge::first_term_negative(const GiNaC::ex& sum) const {
-  std::vector<ex> terms, consts;
-  for (std::size_t j = 0; j < sum.nops(); ++j) (is_a<numeric>(sum.op(j)) ? consts : terms).push_back(sum.op(j));
-  sort_by_key(terms);
-  terms.insert(terms.end(), consts.begin(), consts.end());
-  return !terms.empty() && coefficient_of(terms.front()).is_negative();
+  // The first term by (constant last, key, printed magnitude): the sign must not take part in the order, or
+  // negating the sum would change which term comes first and the rule would not be idempotent.
+  struct T {
+    bool constant;
+    std::vector<std::uint32_t> key;
+    std::string text;
+    bool negative;
+  };
+  std::vector<T> ts;
+  for (std::size_t j = 0; j < sum.nops(); ++j) {
+    const ex t = sum.op(j);
+    const bool neg = coefficient_of(t).is_negative();
+    ts.push_back({is_a<numeric>(t), key_of(t), print(neg ? ex(-t) : t), neg});
+  }
+  if (ts.empty()) return false;
+  return std::min_element(ts.begin(), ts.end(), [](const T& p, const T& q) {
+           return std::tie(p.constant, p.key, p.text) < std::tie(q.constant, q.key, q.text);
+         })->negative;
 }
 
 GiNaC::ex Bridge::canonical_signs(const GiNaC::ex& x) const {

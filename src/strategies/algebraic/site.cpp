@@ -117,10 +117,32 @@ bool all_proven(const Rewrite& r) {
   return true;
 }
 
+/// Size caps: GiNaC's factor/expand/lcm are exponential in the worst case, and a multiplied-out result can exceed
+/// LEIR's nesting limit (E015, 256). A node over kMaxSiteNodes AST nodes is not offered ("site too large"); a
+/// result deeper than kMaxResultDepth or over kMaxResultNodes nodes is dropped ("result too large").
+constexpr std::size_t kMaxSiteNodes = 160, kMaxResultNodes = 4000;
+constexpr int kMaxResultDepth = 160;
+
+std::size_t node_count(const ir::Expr& e) {
+  std::size_t n = 1;
+  for (const auto& a : e.args) n += node_count(a);
+  return n;
+}
+
+int depth(const ir::Expr& e) {
+  int d = 0;
+  for (const auto& a : e.args) d = std::max(d, depth(a));
+  return d + 1;
+}
+
 /// The rewrites of `rule` at one node that the domain policy admits, GiNaC failures caught and counted.
 std::vector<std::pair<Params, Rewrite>> admitted(const std::string& strategy, const Rule& rule, Bridge& b,
                                                  const TargetStmt& ts, const TargetNode& n, const ir::Task& t) {
   std::vector<std::pair<Params, Rewrite>> v;
+  if (node_count(*n.e) > kMaxSiteNodes) {
+    count_failure(strategy, "site too large");
+    return {};
+  }
   try {
     v = rule(b, ts, n, t);
   } catch (const NotRepresentable& e) {
@@ -137,6 +159,10 @@ std::vector<std::pair<Params, Rewrite>> admitted(const std::string& strategy, co
     try {
       // §9.2: GiNaC evaluates on construction (A/A -> 1, exp(log(x)) -> x, exp(A)^2 -> exp(2*A)), so the domain
       // check and the range rule always compare the back-converted result with the original AST.
+      if (depth(rw.after) > kMaxResultDepth || node_count(rw.after) > kMaxResultNodes) {
+        count_failure(strategy, "result too large");
+        continue;
+      }
       if (breaks_range_rule(*n.e, rw.after)) {
         count_failure(strategy, "range rule (exp argument scaled by a constant > 1)");
         continue;

@@ -53,13 +53,16 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
   ex L = 1;
   for (const auto& [nu, d] : parts) L = GiNaC::lcm(L, d);
   L = GiNaC::factor(L);
+  // The lcm is defined up to a sign, which GiNaC picks by its own object order: take the one that prints without
+  // a leading minus, so the result does not depend on the process.
+  if (b.to_ast(L).kind == ir::ExprKind::Neg) L = -L;
   ex num = 0;
   nlohmann::json dens = nlohmann::json::array();
   for (const auto& [nu, d] : parts) {
     ex q;
     if (!GiNaC::divide(L.expand(), d.expand(), q)) return {};
     num = num + nu * GiNaC::factor(q);
-    dens.push_back(b.print(d));
+    dens.push_back(b.print(b.canonical_signs(d)));
   }
   Rewrite r;
   r.after = ir::make_binary(ir::BinOp::Div, b.to_ast(num), b.to_ast(L));
