@@ -6,29 +6,11 @@
 
 #include <iostream>
 
-#include "graph_memory_test_util.hpp"
-#include "strategies/config.hpp"
+#include "algebraic_test_util.hpp"
 
 namespace {
 
-using VR = steptp::ir::ValueRange;
-
-// C is the output; A, D, E are 8-element inputs (ranges optional).
-steptp::ir::Task vec_task(const std::string& text, VR ra = VR::Any, VR rd = VR::Any, VR re = VR::Any) {
-  return make_task(text, {{"A", R::Input, {8}, steptp::ir::DType::F32, ra},
-                          {"D", R::Input, {8}, steptp::ir::DType::F32, rd},
-                          {"E", R::Input, {8}, steptp::ir::DType::F32, re},
-                          {"C", R::Output, {8}}});
-}
-
-std::string body(const std::string& stmt) { return expand_refs("B^{8}_{tx=0}[" + stmt + ";];"); }
 std::string stmt(const std::string& s) { return "B^{8}_{tx=0}[C_{tx}=" + s + ";];"; }
-
-st::StrategyConfig guard_config() {
-  st::StrategyConfig c;
-  c.domain_policy = st::DomainPolicy::Guard;
-  return c;
-}
 
 nlohmann::json js(const std::string& compact_json) { return nlohmann::json::parse(expand_refs(compact_json)); }
 

@@ -4,8 +4,7 @@
 // small tasks applied, validated and checked numerically in its class.
 #include <gtest/gtest.h>
 
-#include "graph_memory_test_util.hpp"
-#include "strategies/config.hpp"
+#include "algebraic_test_util.hpp"
 
 namespace {
 const char* kExp = "exponential_split";
@@ -21,12 +20,6 @@ steptp::ir::Task softmax_sum(const std::string& text) {
 }
 steptp::ir::Task elementwise(const std::string& text) {
   return make_task(text, {{"A", R::Input, {8, 6}}, {"D", R::Input, {8, 6}}, {"C", R::Output, {8, 6}}});
-}
-
-st::StrategyConfig guard_config() {
-  st::StrategyConfig c;
-  c.domain_policy = st::DomainPolicy::Guard;
-  return c;
 }
 
 nlohmann::json prev_pivot(const std::string& buf, const std::string& identity) {

@@ -306,10 +306,7 @@ std::string SignAnalysis::evidence(const ir::Expr& e) const {
 }
 
 std::shared_ptr<const SignAnalysis> task_signs(const ir::Task& t) {
-  std::string key = ir::print_program(t.program);
-  for (const auto& k : t.known)
-    key += '\x1f' + k.name + ':' + std::to_string(static_cast<int>(k.role)) + ':' +
-           std::to_string(static_cast<int>(k.range));
+  std::string key = task_memo_key(t);
   thread_local std::string last_key;
   thread_local std::shared_ptr<const SignAnalysis> last;
   if (last && key == last_key) return last;

@@ -3,6 +3,7 @@
 // task, so the analysed copy is memoised per thread for the last task seen.
 #pragma once
 #include <memory>
+#include <string>
 
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
@@ -13,6 +14,10 @@ struct TypedTask {
   ir::Task task;          // a copy of the input with the annotations filled in
   ir::Analysis analysis;  // ir::analyze's result (diagnostics, buffer shapes)
 };
+
+/// The key of the per-thread task memos (typed_task, task_signs): the printed program plus every known buffer's
+/// name, role, dtype, declared range and shape.
+std::string task_memo_key(const ir::Task& t);
 
 /// `t` analysed by ir::analyze. Memoised per thread on the printed program and the known table, so the result is
 /// exactly what analysing a fresh copy gives. The shared pointer stays valid whatever the caller does next.
