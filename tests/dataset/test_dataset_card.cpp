@@ -37,7 +37,7 @@ ojson card_header(const std::string& card_path, const std::string& scratch) {
   return ojson::parse(out);
 }
 
-std::int64_t lines_of(const std::string& path) {
+std::int64_t line_count(const std::string& path) {
   std::int64_t n = 0;
   std::ifstream f(path);
   for (std::string l; std::getline(f, l);) ++n;
@@ -90,9 +90,9 @@ TEST(DatasetCardSlow, YamlHeaderListsExactlyTheDataFiles) {
                                                 {"name": "content", "dtype": "string"}]}])"));
   std::map<std::string, std::int64_t> examples;
   for (const auto& s : info["splits"]) examples[s["name"].get<std::string>()] = s["num_examples"].get<std::int64_t>();
-  EXPECT_EQ(examples["train"], lines_of(out + "/chat/train.jsonl"));
-  EXPECT_EQ(examples["validation"], lines_of(out + "/chat/val.jsonl"));
-  EXPECT_EQ(examples["test"], lines_of(out + "/chat/test.jsonl"));
+  EXPECT_EQ(examples["train"], line_count(out + "/chat/train.jsonl"));
+  EXPECT_EQ(examples["validation"], line_count(out + "/chat/val.jsonl"));
+  EXPECT_EQ(examples["test"], line_count(out + "/chat/test.jsonl"));
   EXPECT_GT(examples["train"], 0);
   // the records match the declared features: {"messages": [{"role", "content"} strings]}
   for (const auto& l : read_json_lines(out + "/chat/train.jsonl")) {

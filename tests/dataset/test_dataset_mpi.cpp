@@ -114,7 +114,7 @@ pid_t rank_pid(pid_t parent, int rank) {
 
 }  // namespace
 
-TEST(MpiGenerate, UsageErrors) {
+TEST(MpiGenerateCli, UsageErrors) {
   std::string d = temp_dir("mpiuse");
   std::string tasks = write_tiny_tasks(d);
   auto with = [&](std::vector<std::string> a, std::initializer_list<std::string> more) {

@@ -10,13 +10,14 @@
 #include "frontend/params_sidecar.hpp"
 #include "ir/task.hpp"
 #include "onnx_test_util.hpp"
+#include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace steptp;
 
 namespace {
 
-const fs::path kBench = fs::path(STEPTP_SHARED_DIR) / "kernelbench-onnx";
+using steptp_test::kBench;
 
 int run(const std::string& args) {
   int rc = std::system((std::string(STEPTP_BINARY) + " " + args + " >/dev/null 2>&1").c_str());

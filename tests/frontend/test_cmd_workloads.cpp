@@ -29,7 +29,7 @@ CliRun run_cli(const std::string& args) {
 }
 }  // namespace
 
-TEST(CmdWorkloads, ListShowsEveryWorkload) {
+TEST(CliWorkloads, ListShowsEveryWorkload) {
   CliRun r = run_cli("workloads list");
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("GroupNorm"), std::string::npos);
@@ -37,7 +37,7 @@ TEST(CmdWorkloads, ListShowsEveryWorkload) {
   EXPECT_NE(r.out.find(std::to_string(frontend::workloads().size()) + " workloads"), std::string::npos);
 }
 
-TEST(CmdWorkloads, EmitMatchesLibraryAndWritesFile) {
+TEST(CliWorkloads, EmitMatchesLibraryAndWritesFile) {
   auto dir = std::filesystem::temp_directory_path() / "steptp_cmd_workloads";
   std::filesystem::create_directories(dir);
   std::string path = (dir / "gelu.jsonl").string();
@@ -57,7 +57,7 @@ TEST(CmdWorkloads, EmitMatchesLibraryAndWritesFile) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(CmdWorkloads, BadInputExitsTwo) {
+TEST(CliWorkloads, BadInputExitsTwo) {
   for (const char* args : {"workloads emit NoSuchWorkload", "workloads emit GELU --set nope=3",
                            "workloads emit GELU --set dim=x", "workloads emit GELU --set dim=0",
                            "workloads emit GELU --dtype c64", "workloads emit GroupNorm --set groups=7"}) {

@@ -12,6 +12,7 @@
 #include "onnx_test_util.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/printer.hpp"
+#include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace steptp;
@@ -21,7 +22,7 @@ using steptp::test::make_model;
 
 namespace {
 
-const fs::path kBench = fs::path(STEPTP_SHARED_DIR) / "kernelbench-onnx";
+using steptp_test::kBench;
 
 std::string leir_of(const onnx::ModelProto& m) {
   auto imp = frontend::import_onnx_bytes(bytes_of(m), "test");

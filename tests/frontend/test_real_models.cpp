@@ -21,7 +21,7 @@ std::string binary() {
 }
 
 /// Runs `cmd` through the shell; returns its exit status and its stdout+stderr.
-std::pair<int, std::string> run(const std::string& cmd) {
+std::pair<int, std::string> run_shell(const std::string& cmd) {
   std::string out;
   FILE* f = popen((cmd + " 2>&1").c_str(), "r");
   if (!f) return {-1, "popen failed"};
@@ -38,13 +38,13 @@ TEST_P(RealModelsSlow, ImportCheckMatchesPyTorch) {
   const fs::path dir = fs::temp_directory_path() / ("steptp_real_models_" + std::to_string(::getpid()) + "_" + name);
   fs::create_directories(dir);
   const fs::path script = fs::path(STEPTP_SOURCE_DIR) / "tests/models/export_models.py";
-  auto [rc, log] = run("/usr/bin/python3 " + script.string() + " " + dir.string() + " " + name);
+  auto [rc, log] = run_shell("/usr/bin/python3 " + script.string() + " " + dir.string() + " " + name);
   if (rc == 3) {
     fs::remove_all(dir);
     GTEST_SKIP() << log;
   }
   ASSERT_EQ(rc, 0) << "export failed:\n" << log;
-  auto [crc, out] = run(binary() + " import-onnx " + (dir / name).string() + " --check");
+  auto [crc, out] = run_shell(binary() + " import-onnx " + (dir / name).string() + " --check");
   std::cout << out;  // "DIR: match (N elements, 0 mismatches; max abs err E, max rel err R)"
   EXPECT_EQ(crc, 0) << out;
   EXPECT_NE(out.find(": match ("), std::string::npos) << out;
@@ -52,10 +52,10 @@ TEST_P(RealModelsSlow, ImportCheckMatchesPyTorch) {
   // The compiled C lowering of the whole model agrees with the typed interpreter on the model's own weights
   // (TASK.params.bin beside the task; issue #14 part 3).
   const std::string task = (dir / (name + ".json")).string();
-  auto [irc, iout] = run(binary() + " import-onnx " + (dir / name).string() + " -o " + task);
+  auto [irc, iout] = run_shell(binary() + " import-onnx " + (dir / name).string() + " -o " + task);
   ASSERT_EQ(irc, 0) << iout;
   ASSERT_TRUE(fs::exists(dir / (name + ".params.bin")));
-  auto [lrc, lout] = run(binary() + " lower --target c --check " + task);
+  auto [lrc, lout] = run_shell(binary() + " lower --target c --check " + task);
   std::cout << lout;
   EXPECT_EQ(lrc, 0) << lout;
   EXPECT_NE(lout.find("\"ok\":true"), std::string::npos) << lout;
@@ -79,13 +79,13 @@ TEST(RealModelsSlow, OffByOneOnASubgraphIsRejected) {
   const fs::path dir = fs::temp_directory_path() / ("steptp_real_models_" + std::to_string(::getpid()) + "_obo");
   fs::create_directories(dir);
   const fs::path script = fs::path(STEPTP_SOURCE_DIR) / "tests/models/export_models.py";
-  auto [rc, log] = run("/usr/bin/python3 " + script.string() + " " + dir.string() + " resnet18");
+  auto [rc, log] = run_shell("/usr/bin/python3 " + script.string() + " " + dir.string() + " resnet18");
   if (rc == 3) {
     fs::remove_all(dir);
     GTEST_SKIP() << log;
   }
   ASSERT_EQ(rc, 0) << "export failed:\n" << log;
-  auto [prc, pout] = run(binary() + " import-onnx " + (dir / "resnet18").string() + " --partition -o " +
+  auto [prc, pout] = run_shell(binary() + " import-onnx " + (dir / "resnet18").string() + " --partition -o " +
                          (dir / "tasks").string());
   ASSERT_EQ(prc, 0) << pout;
   // The first conv task with a 3x3 kernel.
@@ -107,10 +107,10 @@ TEST(RealModelsSlow, OffByOneOnASubgraphIsRejected) {
   text.replace(at, 7, "L^{2}_{");
   const std::string wrong = (dir / "wrong.json").string();
   std::ofstream(wrong) << text;
-  auto [src, sout] = run(binary() + " equiv " + original + " " + original);
+  auto [src, sout] = run_shell(binary() + " equiv " + original + " " + original);
   EXPECT_EQ(src, 0) << sout;
   for (const char* mode : {"", " --typed"}) {
-    auto [erc, eout] = run(binary() + " equiv " + original + " " + wrong + mode);
+    auto [erc, eout] = run_shell(binary() + " equiv " + original + " " + wrong + mode);
     EXPECT_EQ(erc, 1) << mode << ": " << eout;
     EXPECT_NE(eout.find("LEIR-E504"), std::string::npos) << mode << ": " << eout;
   }

@@ -9,11 +9,12 @@
 #include "frontend/workloads.hpp"
 #include "ir/printer.hpp"
 #include "ir/task.hpp"
+#include "test_paths.hpp"
 
 using namespace steptp;
 
 namespace {
-const std::string kCorpus = std::string(STEPTP_SHARED_DIR) + "/leir-reference/corpus.jsonl";
+using steptp_test::kCorpus;
 
 // Intended deviations from the reference text: {workload, {reference substring, our replacement}}.
 // Reason for all: LEIR.md §14 E203 — the reference writes `O^{f64,g}=16;` and then reads `sqrt(O^{i32,g})`; the

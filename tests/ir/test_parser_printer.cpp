@@ -8,11 +8,12 @@
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "ir/task.hpp"
+#include "test_paths.hpp"
 
 using namespace steptp::ir;
 
 namespace {
-const std::string kCorpus = std::string(STEPTP_SHARED_DIR) + "/leir-reference/corpus.jsonl";
+using steptp_test::kCorpus;
 
 std::vector<std::string> corpus_lines() {
   std::ifstream in(kCorpus);

@@ -23,6 +23,13 @@ inline std::vector<ir::Task> load_tasks(const std::string& rel) {
   return r;
 }
 
+/// The task of `ts` whose workload is `w`; throws std::runtime_error when there is none.
+inline const ir::Task& task_named(const std::vector<ir::Task>& ts, const std::string& w) {
+  for (const auto& t : ts)
+    if (t.workload == w) return t;
+  throw std::runtime_error("no task " + w);
+}
+
 /// Runs a shell command; returns its exit status and captures stdout+stderr.
 inline int run_command(const std::string& cmd, std::string* out = nullptr) {
   FILE* f = popen((cmd + " 2>&1").c_str(), "r");

@@ -24,15 +24,10 @@ void expect_equivalent(const ir::Task& t) {
   EXPECT_EQ(r.runs, 6) << t.workload;  // 3 seeds x {N, U}
 }
 
-const ir::Task& find(const std::vector<ir::Task>& ts, const std::string& w) {
-  for (const auto& t : ts)
-    if (t.workload == w) return t;
-  throw std::runtime_error("no task " + w);
-}
 
 TEST(LowerC, MatmulSoftmaxArgmaxMatchInterpreter) {
   const auto ts = testing::load_tasks("golden/tasks.jsonl");
-  for (const char* w : {"matmul", "softmax", "argmax"}) expect_equivalent(find(ts, w));
+  for (const char* w : {"matmul", "softmax", "argmax"}) expect_equivalent(testing::task_named(ts, w));
 }
 
 TEST(LowerCSlow, EveryHandWrittenTaskMatchesInterpreter) {
@@ -43,7 +38,7 @@ TEST(LowerCSlow, EveryHandWrittenTaskMatchesInterpreter) {
 TEST(LowerC, EmittedStructure) {
   const auto ts = testing::load_tasks("golden/tasks.jsonl");
   const auto cts = testing::load_tasks("c_tasks.jsonl");
-  const std::string mm = lower::lower_c(find(ts, "matmul"));
+  const std::string mm = lower::lower_c(testing::task_named(ts, "matmul"));
   EXPECT_NE(mm.find("extern \"C\" void leir_run(const float* __restrict A, const float* __restrict C, "
                     "float* __restrict D)"),
             std::string::npos);
@@ -53,25 +48,25 @@ TEST(LowerC, EmittedStructure) {
   EXPECT_NE(mm.find("STEPTP_INTERP_NUMERIC_HPP"), std::string::npos);  // helpers embedded: self-contained
   EXPECT_EQ(mm.find("#include \""), std::string::npos);
   // loop kinds: reducing P is serial; non-reducing V gets simd; U gets the unroll pragma
-  const std::string lk = lower::lower_c(find(ts, "loop_kinds"));
+  const std::string lk = lower::lower_c(testing::task_named(ts, "loop_kinds"));
   EXPECT_NE(lk.find("#pragma omp parallel for\n  for (int64_t v_a = 0; v_a < 4; ++v_a) {\n    #pragma omp simd"),
             std::string::npos);
   EXPECT_NE(lk.find("LEIR_UNROLL(8)"), std::string::npos);
   EXPECT_NE(lk.find("  for (int64_t v_a = 0; v_a < 4; ++v_a) {\n    LEIR_UNROLL(8)"), std::string::npos);
   // reducing B (cross-entropy's J over tx) is not parallel
-  const std::string ce = lower::lower_c(find(ts, "cross_entropy"));
+  const std::string ce = lower::lower_c(testing::task_named(ts, "cross_entropy"));
   EXPECT_NE(ce.find("}\n  for (int64_t v_tx = 0; v_tx < 16; ++v_tx) {\n    if (v_tx == 0) J[0] = "), std::string::npos);
   // l arrays: automatic up to 64 KiB inside the first B body, heap beyond
-  const std::string lp = lower::lower_c(find(cts, "local_per_thread"));
+  const std::string lp = lower::lower_c(testing::task_named(cts, "local_per_thread"));
   EXPECT_NE(lp.find("for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n    float O[8];"), std::string::npos);
-  const std::string bl = lower::lower_c(find(cts, "big_local_heap"));
+  const std::string bl = lower::lower_c(testing::task_named(cts, "big_local_heap"));
   EXPECT_NE(bl.find("float* __restrict O = (float*)leir_alloc(20000 * sizeof(float));"), std::string::npos);
   EXPECT_NE(bl.find("free(O);"), std::string::npos);
   // f16 storage and rounding after every operation
-  const std::string h = lower::lower_c(find(ts, "half_and_ints"));
+  const std::string h = lower::lower_c(testing::task_named(ts, "half_and_ints"));
   EXPECT_NE(h.find("const uint16_t* __restrict A"), std::string::npos);
   EXPECT_NE(h.find("leir::round_f16(leir::f16_to_float(A[v_tx]) * (0.099975586f))"), std::string::npos);
-  EXPECT_EQ(lower::lower_c(find(ts, "half_and_ints")), h);  // deterministic
+  EXPECT_EQ(lower::lower_c(testing::task_named(ts, "half_and_ints")), h);  // deterministic
 }
 
 }  // namespace

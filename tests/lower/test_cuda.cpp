@@ -19,28 +19,23 @@ std::string nvcc() {
   return testing::run_command("nvcc --version") == 0 ? "nvcc" : "";
 }
 
-const ir::Task& find(const std::vector<ir::Task>& ts, const std::string& w) {
-  for (const auto& t : ts)
-    if (t.workload == w) return t;
-  throw std::runtime_error("no task " + w);
-}
 
 TEST(LowerCuda, HostLoopsLaunchDimsAndScopes) {
   const auto ts = testing::load_tasks("golden/tasks.jsonl");
-  const std::string h = lower::lower_cuda(find(ts, "host_loops_gpu"));
+  const std::string h = lower::lower_cuda(testing::task_named(ts, "host_loops_gpu"));
   EXPECT_NE(h.find("__global__ void leir_nest0(const float* __restrict A, float* __restrict C, int64_t v_a) {\n"
                    "  const int64_t v_tx = (int64_t)threadIdx.x;\n  const int64_t v_by = (int64_t)blockIdx.y;"),
             std::string::npos);
   EXPECT_NE(h.find("  for (int64_t v_a = 0; v_a < 3; ++v_a) {\n    leir_nest0<<<dim3(1, 4, 1), dim3(64, 1, 1)>>>(A, C, v_a);"),
             std::string::npos);
-  const std::string ls = lower::lower_cuda(find(ts, "local_shared"));
+  const std::string ls = lower::lower_cuda(testing::task_named(ts, "local_shared"));
   EXPECT_NE(ls.find("  __shared__ float S[32];"), std::string::npos);
   EXPECT_NE(ls.find("  float O[32];"), std::string::npos);
   EXPECT_NE(ls.find("leir_nest0<<<dim3(4, 1, 1), dim3(8, 1, 1)>>>"), std::string::npos);
   // a nest without B runs in one single-thread kernel; a reducing B loop is a loop inside the kernel
-  const std::string lk = lower::lower_cuda(find(ts, "loop_kinds"));
+  const std::string lk = lower::lower_cuda(testing::task_named(ts, "loop_kinds"));
   EXPECT_NE(lk.find("leir_nest1<<<dim3(1, 1, 1), dim3(1, 1, 1)>>>(A, C, S, R);"), std::string::npos);
-  const std::string ce = lower::lower_cuda(find(ts, "cross_entropy"));
+  const std::string ce = lower::lower_cuda(testing::task_named(ts, "cross_entropy"));
   EXPECT_NE(ce.find("__global__ void leir_nest5(const float* __restrict A, const int64_t* __restrict C, float* __restrict D, "
                     "float* __restrict F, float* __restrict G, float* __restrict E, int64_t* __restrict H, "
                     "float* __restrict I, int64_t* __restrict J) {\n  for (int64_t v_tx = 0; v_tx < 16; ++v_tx) {"),

@@ -17,6 +17,7 @@
 #include "runtime/kernel.hpp"
 #include "runtime/sandbox.hpp"
 #include "../lower/lower_test_util.hpp"
+#include "runtime_test_util.hpp"
 
 namespace steptp {
 namespace {
@@ -31,13 +32,6 @@ runtime::MeasureOptions opts(double timeout = 10, std::uint64_t mem = 1ull << 30
   return o;
 }
 
-const std::vector<runtime::KernelBuffer> kBufs{{"A", ir::DType::F32, {4}, false}, {"C", ir::DType::F32, {4}, true}};
-
-interp::TensorMap inputs() {
-  interp::TensorMap m;
-  m["A"] = interp::Tensor{ir::DType::F32, {4}, {1, 2, 3, 4}};
-  return m;
-}
 
 runtime::MeasureResult measure_code(const std::string& body, const runtime::MeasureOptions& o) {
   const std::string code = "#include <stdlib.h>\n#include <string.h>\n#include <new>\nextern \"C\" void leir_run_packed(void* const* b) {\n" +
@@ -50,7 +44,7 @@ runtime::MeasureResult measure_code(const std::string& body, const runtime::Meas
     r.error = e.what();
     return r;
   }
-  return runtime::measure_so(c.so_path, kBufs, inputs(), o);
+  return runtime::measure_so(c.so_path, testing::vec4_buffers(), testing::vec4_inputs(), o);
 }
 
 TEST(RuntimeSandbox, WorkingKernelIsTimedAndReturnsOutputs) {

@@ -7,17 +7,11 @@
 #include "runtime/interleaved.hpp"
 #include "runtime/kernel.hpp"
 #include "../lower/lower_test_util.hpp"
+#include "runtime_test_util.hpp"
 
 namespace steptp {
 namespace {
 
-const std::vector<runtime::KernelBuffer> kBufs{{"A", ir::DType::F32, {4}, false}, {"C", ir::DType::F32, {4}, true}};
-
-interp::TensorMap inputs() {
-  interp::TensorMap m;
-  m["A"] = interp::Tensor{ir::DType::F32, {4}, {1, 2, 3, 4}};
-  return m;
-}
 
 runtime::CompileOptions copts() {
   runtime::CompileOptions o;
@@ -53,7 +47,7 @@ runtime::InterleavedTiming calibrated(const std::vector<std::string>& sos, const
                                       const std::vector<std::int64_t>& expected) {
   runtime::InterleavedTiming t;
   for (int attempt = 0; attempt < 10; ++attempt) {
-    t = runtime::time_interleaved(sos, kBufs, inputs(), o);
+    t = runtime::time_interleaved(sos, testing::vec4_buffers(), testing::vec4_inputs(), o);
     if (!t.ok || t.programs.size() != expected.size()) return t;
     bool all = true;
     for (std::size_t k = 0; k < expected.size(); ++k) {
@@ -74,17 +68,17 @@ TEST(RuntimeTimer, CalibrationPicksTheSmallestPowerOfTwoReachingTheMinimumRepeat
   EXPECT_EQ(t.programs[0].repeats, 5);
   EXPECT_EQ(t.programs[0].per_call.size(), 5u);
   // a call longer than the minimum repeat runs once per repeat
-  const auto l = runtime::time_interleaved({spin_kernel(1500)}, kBufs, inputs(), topts(3, 1.0));
+  const auto l = runtime::time_interleaved({spin_kernel(1500)}, testing::vec4_buffers(), testing::vec4_inputs(), topts(3, 1.0));
   ASSERT_TRUE(l.ok) << l.error;
   EXPECT_EQ(l.programs[0].number, 1);
   // min_repeat_ms = 0: no calibration
-  const auto z = runtime::time_interleaved({spin_kernel(50)}, kBufs, inputs(), topts(3, 0.0));
+  const auto z = runtime::time_interleaved({spin_kernel(50)}, testing::vec4_buffers(), testing::vec4_inputs(), topts(3, 0.0));
   ASSERT_TRUE(z.ok) << z.error;
   EXPECT_EQ(z.programs[0].number, 1);
 }
 
 TEST(RuntimeTimer, SpinOfKnownDurationIsMeasuredWithinTenPercent) {
-  const auto t = runtime::time_interleaved({spin_kernel(400)}, kBufs, inputs(), topts(9, 1.0));
+  const auto t = runtime::time_interleaved({spin_kernel(400)}, testing::vec4_buffers(), testing::vec4_inputs(), topts(9, 1.0));
   ASSERT_TRUE(t.ok) << t.error;
   const double med = t.programs[0].stats.median;
   EXPECT_GT(med, 400e-6 * 0.9);
@@ -95,17 +89,23 @@ TEST(RuntimeTimer, SpinOfKnownDurationIsMeasuredWithinTenPercent) {
 }
 
 TEST(RuntimeTimer, InterleavedPairGivesThePairedRatio) {
-  // before spins 400 µs, after 200 µs: the paired speedup is 2
-  const auto t = calibrated({spin_kernel(400), spin_kernel(200)}, topts(8, 1.0), {4, 8});
-  ASSERT_TRUE(t.ok) << t.error;
-  ASSERT_EQ(t.programs.size(), 2u);
-  EXPECT_EQ(t.programs[0].number, 4);  // 4 x 400 µs >= 1 ms
-  EXPECT_EQ(t.programs[1].number, 8);  // 8 x 200 µs >= 1 ms
-  ASSERT_EQ(t.programs[0].per_call.size(), 8u);
-  ASSERT_EQ(t.programs[1].per_call.size(), 8u);
-  const auto r = runtime::paired_ratio(t.programs[0], t.programs[1]);
-  EXPECT_GT(r.median, 2.0 * 0.9);
-  EXPECT_LT(r.median, 2.0 * 1.1);
+  // before spins 400 µs, after 200 µs: the paired speedup is 2. Another process preempting a spin (ctest -j2 on 2
+  // cores) moves the median by more than 10%, so up to 5 timings are taken; a correct timer gets one within 10% on
+  // a core that is free for 20 ms, a wrong one never does.
+  double median = 0;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const auto t = calibrated({spin_kernel(400), spin_kernel(200)}, topts(8, 1.0), {4, 8});
+    ASSERT_TRUE(t.ok) << t.error;
+    ASSERT_EQ(t.programs.size(), 2u);
+    EXPECT_EQ(t.programs[0].number, 4);  // 4 x 400 µs >= 1 ms
+    EXPECT_EQ(t.programs[1].number, 8);  // 8 x 200 µs >= 1 ms
+    ASSERT_EQ(t.programs[0].per_call.size(), 8u);
+    ASSERT_EQ(t.programs[1].per_call.size(), 8u);
+    median = runtime::paired_ratio(t.programs[0], t.programs[1]).median;
+    if (median > 2.0 * 0.9 && median < 2.0 * 1.1) break;
+  }
+  EXPECT_GT(median, 2.0 * 0.9);
+  EXPECT_LT(median, 2.0 * 1.1);
 }
 
 TEST(RuntimeTimer, PairedRatioStatistics) {
@@ -126,7 +126,7 @@ TEST(RuntimeTimer, ChildIsPinnedToTheMeasurementCpu) {
   ko.cpus = cpus;
   ko.repeats = 3;
   ko.compile = copts();
-  const auto r = runtime::run_kernel(spin_kernel(10), kBufs, inputs(), ko);
+  const auto r = runtime::run_kernel(spin_kernel(10), testing::vec4_buffers(), testing::vec4_inputs(), ko);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.outputs.at("C").data[0], double(cpus[0]));
 }
@@ -139,7 +139,7 @@ TEST(RuntimeTimer, NoisyFirstRunIsRedoneWithTwiceTheRepeats) {
       "  const double t0 = now();\n  const double us = (calls++ % 2) ? 500 : 100;\n  while (now() - t0 < us) {}\n}\n";
   auto o = topts(6, 0.0);
   o.redo_above = 0.05;
-  const auto t = runtime::time_interleaved({runtime::compile_c(code, copts()).so_path}, kBufs, inputs(), o);
+  const auto t = runtime::time_interleaved({runtime::compile_c(code, copts()).so_path}, testing::vec4_buffers(), testing::vec4_inputs(), o);
   ASSERT_TRUE(t.ok) << t.error;
   EXPECT_TRUE(t.redone);
   EXPECT_EQ(t.programs[0].repeats, 12);
@@ -152,7 +152,7 @@ TEST(RuntimeTimer, SlowKernelGetsFewerRoundsWithinItsBudget) {
   o.kernel_budget_s = 0.21;
   runtime::InterleavedTiming t;
   for (int attempt = 0; attempt < 10; ++attempt) {
-    t = runtime::time_interleaved({spin_kernel(1000), spin_kernel(40000)}, kBufs, inputs(), o);
+    t = runtime::time_interleaved({spin_kernel(1000), spin_kernel(40000)}, testing::vec4_buffers(), testing::vec4_inputs(), o);
     ASSERT_TRUE(t.ok) << t.error;
     EXPECT_LE(t.programs[1].repeats, 5);
     if (t.programs[1].repeats == 5) break;
@@ -164,7 +164,7 @@ TEST(RuntimeTimer, SlowKernelGetsFewerRoundsWithinItsBudget) {
   EXPECT_LT(r.median, 40 * 1.1);
   // a kernel far over the budget still gets 1 round
   o.kernel_budget_s = 0.01;
-  const auto u = runtime::time_interleaved({spin_kernel(40000)}, kBufs, inputs(), o);
+  const auto u = runtime::time_interleaved({spin_kernel(40000)}, testing::vec4_buffers(), testing::vec4_inputs(), o);
   ASSERT_TRUE(u.ok) << u.error;
   EXPECT_EQ(u.programs[0].repeats, 1);
 }
@@ -172,7 +172,7 @@ TEST(RuntimeTimer, SlowKernelGetsFewerRoundsWithinItsBudget) {
 TEST(RuntimeTimer, ColdCacheTimesOneCallPerRepeatAndFlushesTwiceTheLastLevelCache) {
   auto o = topts(3, 1.0);
   o.cold_cache = true;
-  const auto t = runtime::time_interleaved({spin_kernel(20)}, kBufs, inputs(), o);
+  const auto t = runtime::time_interleaved({spin_kernel(20)}, testing::vec4_buffers(), testing::vec4_inputs(), o);
   ASSERT_TRUE(t.ok) << t.error;
   EXPECT_EQ(t.programs[0].number, 1);
   EXPECT_GE(runtime::flush_bytes(), 8ull << 20);
@@ -180,7 +180,7 @@ TEST(RuntimeTimer, ColdCacheTimesOneCallPerRepeatAndFlushesTwiceTheLastLevelCach
 
 TEST(RuntimeTimer, CrashingKernelIsAnErrorResult) {
   const auto so = runtime::compile_c("extern \"C\" void leir_run_packed(void* const*) { __builtin_trap(); }\n", copts());
-  const auto t = runtime::time_interleaved({spin_kernel(10), so.so_path}, kBufs, inputs(), topts(3, 1.0));
+  const auto t = runtime::time_interleaved({spin_kernel(10), so.so_path}, testing::vec4_buffers(), testing::vec4_inputs(), topts(3, 1.0));
   EXPECT_FALSE(t.ok);
   EXPECT_NE(t.error.find("SIGILL"), std::string::npos) << t.error;
 }

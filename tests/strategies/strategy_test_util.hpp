@@ -1,6 +1,7 @@
 // Test helpers for strategy tests: tasks from compact LEIR (references without superscript mean ^{f32,g}, as in
 // the catalogue's examples), applying a candidate by id, and listing candidate ids.
 #pragma once
+#include <algorithm>
 #include <regex>
 #include <string>
 #include <vector>
@@ -52,5 +53,18 @@ inline Applied apply_id(const std::string& id, const ir::Task& t) {
 }
 
 inline std::string leir(const Applied& a) { return ir::print_program(a.task.program); }
+
+/// The catalogue's Gemm nest: D[8,4] = A[8,6] x E[6,4] (STRATEGIES.md's loop and memory examples).
+inline constexpr const char* kCatalogueGemm = "B^{8}_{tx=0}L^{4}_{a=0}L^{6}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*E_{c,a};];";
+
+/// kCatalogueGemm as a task.
+inline ir::Task catalogue_gemm() {
+  return make_task(kCatalogueGemm, {{"A", ir::Role::Input, {8, 6}}, {"E", ir::Role::Input, {6, 4}}, {"D", ir::Role::Output, {8, 4}}});
+}
+
+/// Whether candidate id `s` is among `ids`.
+inline bool has_id(const std::vector<std::string>& ids, const std::string& s) {
+  return std::find(ids.begin(), ids.end(), s) != ids.end();
+}
 
 }  // namespace steptp::strategy::testing

@@ -15,17 +15,12 @@ using st::testing::leir;
 using st::testing::make_task;
 using R = steptp::ir::Role;
 
-namespace {
-// The catalogue's Gemm nest: D[8,4] = A[8,6] x E[6,4].
-const char* kGemm = "B^{8}_{tx=0}L^{4}_{a=0}L^{6}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*E_{c,a};];";
-steptp::ir::Task gemm() {
-  return make_task(kGemm, {{"A", R::Input, {8, 6}}, {"E", R::Input, {6, 4}}, {"D", R::Output, {8, 4}}});
-}
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
-}  // namespace
+using st::testing::catalogue_gemm;
+using st::testing::has_id;
+using st::testing::kCatalogueGemm;
 
 TEST(LoopReorder, GemmSwapSpatialAndReduction) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   auto ids = candidate_ids("loop_reorder", t);
   EXPECT_EQ(ids, (std::vector<std::string>{"loop_reorder@0{p=0,q=1}", "loop_reorder@0{p=0,q=2}",
                                            "loop_reorder@0{p=1,q=2}"}));
@@ -74,14 +69,14 @@ TEST(LoopReorder, NoSwapAcrossATrueDependence) {
       "B^{4}_{tx=0}L^{5}_{a=0}L^{5}_{c=0}[X_{tx,a+1,c}=X_{tx,a,c+1}+1;];",
       {{"A", R::Input, {4, 6, 6}}, {"X", R::Output, {4, 6, 6}}});
   auto ids = candidate_ids("loop_reorder", t);
-  EXPECT_TRUE(has(ids, "loop_reorder@1{p=0,q=1}"));
-  EXPECT_FALSE(has(ids, "loop_reorder@1{p=0,q=2}"));
-  EXPECT_FALSE(has(ids, "loop_reorder@1{p=1,q=2}"));
+  EXPECT_TRUE(has_id(ids, "loop_reorder@1{p=0,q=1}"));
+  EXPECT_FALSE(has_id(ids, "loop_reorder@1{p=0,q=2}"));
+  EXPECT_FALSE(has_id(ids, "loop_reorder@1{p=1,q=2}"));
   EXPECT_THROW(apply_id("loop_reorder@1{p=1,q=2}", t), st::StrategyError);
 }
 
 TEST(LoopTiling, GemmCatalogueExample) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   auto a = apply_id("loop_tiling@0/l0{fx0=2,fy0=2}", t);
   EXPECT_EQ(leir(a), expand_refs("L^{2}_{d=0}L^{2}_{f=0}B^{4}_{tx=0}L^{2}_{a=0}L^{6}_{c=0}[D_{d*4+tx,f*2+a}=D_{d*4+tx,f*2+a}+"
                                  "A_{d*4+tx,c}*E_{c,f*2+a};];"));
@@ -115,7 +110,7 @@ TEST(LoopTiling, TwoReductionKeysIsReassociation) {
 }
 
 TEST(LoopSplit, CatalogueExample) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   auto ids = candidate_ids("loop_split", t);
   EXPECT_EQ(ids, (std::vector<std::string>{"loop_split@0/l0{outer=2}", "loop_split@0/l0{outer=4}",
                                            "loop_split@0/l1{outer=2}", "loop_split@0/l2{outer=2}",
@@ -144,7 +139,7 @@ TEST(LoopFusion, InverseOfSplit) {
                      {{"A", R::Input, {8, 6}}, {"E", R::Input, {6, 4}}, {"D", R::Output, {8, 4}}});
   EXPECT_EQ(candidate_ids("loop_fusion", t), (std::vector<std::string>{"loop_fusion@0/l2"}));
   auto a = apply_id("loop_fusion@0/l2", t);
-  EXPECT_EQ(leir(a), expand_refs(kGemm));
+  EXPECT_EQ(leir(a), expand_refs(kCatalogueGemm));
   EXPECT_EQ(a.facts["merged"]["key"], "c");
   EXPECT_EQ(a.facts["merged"]["extent"], 6);
   EXPECT_EQ(a.facts["entries"][0]["before"], "d*3+c");
@@ -164,7 +159,7 @@ TEST(LoopFusion, RejectsSeparateUses) {
 }
 
 TEST(LoopUnrolling, OnlySerialLoops) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   EXPECT_EQ(candidate_ids("loop_unrolling", t),
             (std::vector<std::string>{"loop_unrolling@0/l1", "loop_unrolling@0/l2"}));
   auto a = apply_id("loop_unrolling@0/l2", t);
@@ -173,7 +168,7 @@ TEST(LoopUnrolling, OnlySerialLoops) {
 }
 
 TEST(LoopParallelization, SpatialLoopOnlyNeverReduction) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   EXPECT_EQ(candidate_ids("loop_parallelization", t), (std::vector<std::string>{"loop_parallelization@0/l1"}));
   auto a = apply_id("loop_parallelization@0/l1", t);
   EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}P^{4}_{a=0}L^{6}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*E_{c,a};];"));
@@ -190,15 +185,15 @@ TEST(LoopParallelization, IslFindsCarriedDependence) {
       "B^{2}_{tx=0}L^{5}_{a=0}L^{3}_{c=0}[X_{tx,a+1,c}=X_{tx,a,c}+1;];",
       {{"A", R::Input, {2, 6, 3}}, {"X", R::Output, {2, 6, 3}}});
   auto ids = candidate_ids("loop_parallelization", t);
-  EXPECT_TRUE(has(ids, "loop_parallelization@0/l1"));
-  EXPECT_FALSE(has(ids, "loop_parallelization@1/l1"));  // a carries the flow dependence
-  EXPECT_TRUE(has(ids, "loop_parallelization@1/l2"));   // c does not (isl)
+  EXPECT_TRUE(has_id(ids, "loop_parallelization@0/l1"));
+  EXPECT_FALSE(has_id(ids, "loop_parallelization@1/l1"));  // a carries the flow dependence
+  EXPECT_TRUE(has_id(ids, "loop_parallelization@1/l2"));   // c does not (isl)
   auto a = apply_id("loop_parallelization@1/l2", t);
   EXPECT_EQ(a.facts["parallel_evidence"]["method"], "isl");
 }
 
 TEST(LoopVectorization, ShortSpatialLoop) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   EXPECT_EQ(candidate_ids("loop_vectorization", t), (std::vector<std::string>{"loop_vectorization@0/l1"}));
   auto a = apply_id("loop_vectorization@0/l1", t);
   EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}V^{4}_{a=0}L^{6}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*E_{c,a};];"));
@@ -243,7 +238,7 @@ TEST(LoopBinding, ThreadLimits) {
 
 TEST(ReductionFactorization, CatalogueExample) {
   // The catalogue's example is part of a larger program in which C is taken: declare it as a known buffer.
-  auto t = make_task(kGemm, {{"A", R::Input, {8, 6}}, {"C", R::Input, {1}}, {"E", R::Input, {6, 4}},
+  auto t = make_task(kCatalogueGemm, {{"A", R::Input, {8, 6}}, {"C", R::Input, {1}}, {"E", R::Input, {6, 4}},
                              {"D", R::Output, {8, 4}}});
   auto ids = candidate_ids("reduction_factorization", t);
   ASSERT_EQ(ids.size(), 5u);  // r = c, v = 1..5
@@ -282,7 +277,7 @@ TEST(ReductionFactorization, MultiAxisAndContinuingAndMax) {
 }
 
 TEST(StrategyApply, StaleAndBadCandidates) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   try {
     apply_id("loop_split@3/l0{outer=2}", t);
     FAIL();

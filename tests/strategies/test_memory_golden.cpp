@@ -9,19 +9,15 @@
 #include "strategies/common.hpp"
 #include "strategies/memory/layout_map.hpp"
 
-namespace {
-const char* kGemm = "B^{8}_{tx=0}L^{4}_{a=0}L^{6}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*E_{c,a};];";
-steptp::ir::Task gemm() {
-  return make_task(kGemm, {{"A", R::Input, {8, 6}}, {"E", R::Input, {6, 4}}, {"D", R::Output, {8, 4}}});
-}
-bool has(const Ids& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
-}  // namespace
+using st::testing::catalogue_gemm;
+using st::testing::has_id;
+using st::testing::kCatalogueGemm;
 
 TEST(CacheReadWrite, CatalogueReadExample) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   const std::string id = R"(cache_read_write@0/s0{variant=read,access="E^{f32,g}_{c,a}",scope=l,d=2})";
   auto ids = candidate_ids("cache_read_write", t);
-  EXPECT_TRUE(has(ids, id));
+  EXPECT_TRUE(has_id(ids, id));
   auto a = apply_id(id, t);
   EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}L^{4}_{a=0}[L^{6}_{c=0}[C^{f32,l}_{c,a}=E_{c,a};];"
                                  "L^{6}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*C^{f32,l}_{c,a};];];"));
@@ -38,7 +34,7 @@ TEST(CacheReadWrite, CatalogueReadExample) {
 }
 
 TEST(CacheReadWrite, EnumerationAndWriteVariant) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   // D is written in the nest (no read cache); the write cache needs the reduction key c inside, and some inner
   // loop in D's subscript, so only d=1.
   const std::string a1 = R"(cache_read_write@0/s0{variant=read,access="A^{f32,g}_{tx,c}",scope=)";
@@ -66,7 +62,7 @@ TEST(CacheReadWrite, NoCacheOfLazyReadsOrContinuingAccumulators) {
 }
 
 TEST(LayoutTransformation, CatalogueTransposeExample) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   const std::string id = R"(layout_transformation@0{access="A^{f32,g}_{tx,c}",variant=transpose,detail=1})";
   auto a = apply_id(id, t);
   EXPECT_EQ(leir(a), expand_refs("B^{8}_{tx=0}L^{6}_{c=0}[C_{c,tx}=A_{tx,c};];"
@@ -83,7 +79,7 @@ TEST(LayoutTransformation, CatalogueTransposeExample) {
 }
 
 TEST(LayoutTransformation, FlattenSplitAndHelperBinding) {
-  auto t = gemm();
+  auto t = catalogue_gemm();
   // E_{c,a} uses no bound key: the helper binds c (the first loop of extent <= 1024) as tx (§7.5).
   auto a = apply_id(R"(layout_transformation@0{access="E^{f32,g}_{c,a}",variant=flatten})", t);
   EXPECT_EQ(leir(a), expand_refs("B^{4}_{tx=0}L^{6}_{c=0}[C_{c*4+tx}=E_{c,tx};];"
@@ -222,8 +218,8 @@ TEST(ReferenceDefects, B1TwoAccessesOfOneBufferStayDistinct) {
   auto t = make_task("B^{4}_{tx=0}L^{4}_{a=0}L^{3}_{c=0}[D_{tx,a}=D_{tx,a}+A_{tx,c}*A_{a,c};];",
                      {{"A", R::Input, {4, 3}}, {"D", R::Output, {4, 4}}});
   auto ids = candidate_ids("cache_read_write", t);
-  EXPECT_TRUE(has(ids, R"(cache_read_write@0/s0{variant=read,access="A^{f32,g}_{tx,c}",scope=l,d=1})"));
-  EXPECT_TRUE(has(ids, R"(cache_read_write@0/s0{variant=read,access="A^{f32,g}_{a,c}",scope=l,d=1})"));
+  EXPECT_TRUE(has_id(ids, R"(cache_read_write@0/s0{variant=read,access="A^{f32,g}_{tx,c}",scope=l,d=1})"));
+  EXPECT_TRUE(has_id(ids, R"(cache_read_write@0/s0{variant=read,access="A^{f32,g}_{a,c}",scope=l,d=1})"));
   auto a = apply_id(R"(cache_read_write@0/s0{variant=read,access="A^{f32,g}_{a,c}",scope=l,d=1})", t);
   EXPECT_NE(leir(a).find("A^{f32,g}_{tx,c}*C^{f32,l}_"), std::string::npos) << leir(a);
   for (const char* s : {"cache_read_write", "layout_transformation", "loop_reorder", "loop_tiling",

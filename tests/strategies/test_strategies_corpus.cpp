@@ -5,7 +5,8 @@
 // strategy bug), lowers to C (lower::lower_c) and passes interp::check_equivalence in its class (class E:
 // bit-identical). Enumeration runs on every task. To keep the suite CI-sized the candidates checked per
 // (strategy, task) are a deterministic sample (sample_indices, fixed seed): at most 20 per corpus task and 3 per
-// workload. STEPTP_PROPERTY_ALL=1 checks every candidate (the exhaustive run recorded in bench/RESULTS.md);
+// workload. STEPTP_PROPERTY_ALL=1 (or STEPTP_CHECK_ALL=1, `make check-all`) checks every candidate (the exhaustive
+// run recorded in bench/RESULTS.md);
 // STEPTP_PROPERTY_STRATEGIES=name,name,... restricts the run to those strategies (e.g. to split the exhaustive run
 // over processes).
 // Counts per strategy are printed. The algebraic family runs twice: under the default domain policy (Prove) and
@@ -26,6 +27,7 @@
 #include "strategies/config.hpp"
 #include "strategies/registry.hpp"
 #include "strategies/sample.hpp"
+#include "test_scope.hpp"
 
 namespace st = steptp::strategy;
 namespace fe = steptp::frontend;
@@ -69,7 +71,7 @@ bool selected(std::string_view name) {
 
 bool exhaustive() {
   const char* e = std::getenv("STEPTP_PROPERTY_ALL");
-  return e && *e && std::string(e) != "0";
+  return (e && *e && std::string(e) != "0") || steptp::testing::check_all();
 }
 
 // Enumerates every candidate of every strategy on every task, checks a sample of at most `cap` per (strategy,

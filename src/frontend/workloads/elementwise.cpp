@@ -5,10 +5,9 @@ namespace steptp::frontend::wl {
 
 namespace {
 using UFn = std::function<std::string(const std::string&)>;
-std::vector<ParamSpec> bd() { return {{"batch", 16, 1, 256, 4}, {"dim", 16384, 1, 65536, 64}}; }
 
 Workload act(const std::string& name, const std::string& suite, UFn f) {
-  return make(name, suite, "elementwise", bd(), dt_float(), [f](Graph& g, const Params& p) {
+  return make(name, suite, "elementwise", batch_dim_params(), dt_float(), [f](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(unary(g, x, f));
   });
@@ -19,11 +18,11 @@ void add_elementwise(std::vector<Workload>& v) {
   v.push_back(act("ReLU", "level1", relu_e));
   v.push_back(act("LeakyReLU", "level1", [](const std::string& x) { return leaky_e(x, 0.01); }));
   v.push_back(act("Sigmoid", "level1", sigmoid_e));
-  v.push_back(make("Tanh", "level1", "elementwise", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Tanh", "level1", "elementwise", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(tanh(g, x));
   }));
-  v.push_back(make("Swish", "level1", "elementwise", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Swish", "level1", "elementwise", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     T s = unary(g, x, sigmoid_e);
     g.mark_output(binary(g, x, s, "*"));
@@ -46,7 +45,7 @@ void add_elementwise(std::vector<Workload>& v) {
                      g.mark_output(map(g, {x, th}, [](const auto& r) { return "0.5*" + r[0] + "*(1+" + r[1] + ")"; }));
                    }));
   // ---- custom activations and unary math
-  v.push_back(make("Mish", "custom", "elementwise", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Mish", "custom", "elementwise", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(mish(g, x));
   }));
@@ -83,36 +82,36 @@ void add_elementwise(std::vector<Workload>& v) {
   for (const char* op : {"+", "-", "*", "/"}) {
     std::string o = op;
     std::string nm = o == "+" ? "Add" : o == "-" ? "Sub" : o == "*" ? "Mul" : "Div";
-    v.push_back(make("Elementwise_" + nm, "custom", "elementwise", bd(), dt_float(), [o](Graph& g, const Params& p) {
+    v.push_back(make("Elementwise_" + nm, "custom", "elementwise", batch_dim_params(), dt_float(), [o](Graph& g, const Params& p) {
       T a = g.input({P(p, "batch"), P(p, "dim")});
       T c = g.input({P(p, "batch"), P(p, "dim")});
       g.mark_output(binary(g, a, c, o));
     }));
-    v.push_back(make("Broadcast_" + nm + "_row", "custom", "elementwise", bd(), dt_float(), [o](Graph& g, const Params& p) {
+    v.push_back(make("Broadcast_" + nm + "_row", "custom", "elementwise", batch_dim_params(), dt_float(), [o](Graph& g, const Params& p) {
       T a = g.input({P(p, "batch"), P(p, "dim")});
       T c = g.input({P(p, "dim")});
       g.mark_output(binary(g, a, c, o));
     }));
   }
-  v.push_back(make("Where_mask", "custom", "elementwise", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Where_mask", "custom", "elementwise", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T a = g.input({P(p, "batch"), P(p, "dim")});
     T m = g.input({P(p, "batch"), P(p, "dim")}, ir::DType::Bool);
     g.mark_output(map(g, {m, a}, [](const auto& r) { return "if_then_else(" + r[0] + ",0," + r[1] + ")"; }));
   }));
-  v.push_back(make("Maximum", "custom", "elementwise", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Maximum", "custom", "elementwise", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T a = g.input({P(p, "batch"), P(p, "dim")});
     T c = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(map(g, {a, c}, [](const auto& r) { return "max(" + r[0] + "," + r[1] + ")"; }));
   }));
-  v.push_back(make("Transpose_2D", "custom", "elementwise", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Transpose_2D", "custom", "elementwise", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T a = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(transpose(g, a, 0, 1));
   }));
-  v.push_back(make("Flip_last", "custom", "elementwise", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Flip_last", "custom", "elementwise", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T a = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(flip(g, a, 1));
   }));
-  v.push_back(make("Concat_last", "custom", "elementwise", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Concat_last", "custom", "elementwise", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T a = g.input({P(p, "batch"), P(p, "dim")});
     T c = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(cat(g, {a, c}, 1));

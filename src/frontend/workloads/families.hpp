@@ -22,6 +22,11 @@ std::vector<ir::DType> dt_wide();    // f32, f64
 Workload make(std::string name, std::string suite, std::string family, std::vector<ParamSpec> params,
               std::vector<ir::DType> dtypes, BuildFn build, CheckFn check = {});
 
+/// The (batch, dim) parameters of the row-wise families (elementwise, norm, softmax): 16 x 16384 by default.
+inline std::vector<ParamSpec> batch_dim_params() {
+  return {{"batch", 16, 1, 256, 4}, {"dim", 16384, 1, 65536, 64}};
+}
+
 /// Convenience: p.at(name).
 inline std::int64_t P(const Params& p, const char* n) { return p.at(n); }
 

@@ -8,7 +8,6 @@ std::vector<ParamSpec> bfdd() {
   return {{"batch", 16, 1, 64, 2}, {"features", 64, 1, 256, 8}, {"dim1", 256, 1, 512, 8}, {"dim2", 128, 1, 512, 8}};
 }
 Shape in4(const Params& p) { return {P(p, "batch"), P(p, "features"), P(p, "dim1"), P(p, "dim2")}; }
-std::vector<ParamSpec> bd() { return {{"batch", 16, 1, 256, 4}, {"dim", 16384, 1, 65536, 64}}; }
 }  // namespace
 
 void add_norm(std::vector<Workload>& v) {
@@ -41,13 +40,13 @@ void add_norm(std::vector<Workload>& v) {
     T x = g.input(in4(p));
     g.mark_output(frobenius_norm(g, x));
   }));
-  v.push_back(make("L1Norm", "level1", "norm", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("L1Norm", "level1", "norm", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     T a = unary(g, x, [](const std::string& s) { return "abs(" + s + ")"; });
     T s = sum(g, a, {1}, true);
     g.mark_output(binary(g, x, s, "/"));
   }));
-  v.push_back(make("L2Norm", "level1", "norm", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("L2Norm", "level1", "norm", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(lp_normalize(g, x, 2));
   }));
@@ -58,7 +57,7 @@ void add_norm(std::vector<Workload>& v) {
     g.mark_output(layernorm(g, x, 3, w, b, 1e-5));
   }));
   // ---- custom
-  v.push_back(make("LayerNorm_last_dim", "custom", "norm", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("LayerNorm_last_dim", "custom", "norm", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     T w = g.param({P(p, "dim")}), b = g.param({P(p, "dim")});
     g.mark_output(layernorm(g, x, 1, w, b, 1e-5));
@@ -74,11 +73,11 @@ void add_norm(std::vector<Workload>& v) {
                      T w = g.param({P(p, "features")}), b = g.param({P(p, "features")});
                      g.mark_output(batchnorm(g, x, w, b, 1e-5));
                    }));
-  v.push_back(make("L1Norm_normalize", "custom", "norm", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("L1Norm_normalize", "custom", "norm", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(lp_normalize(g, x, 1));
   }));
-  v.push_back(make("RMSNorm_2D", "custom", "norm", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("RMSNorm_2D", "custom", "norm", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(rmsnorm(g, x, 1e-6));
   }));

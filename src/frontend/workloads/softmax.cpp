@@ -3,16 +3,12 @@
 
 namespace steptp::frontend::wl {
 
-namespace {
-std::vector<ParamSpec> bd() { return {{"batch", 16, 1, 256, 4}, {"dim", 16384, 1, 65536, 64}}; }
-}  // namespace
-
 void add_softmax(std::vector<Workload>& v) {
-  v.push_back(make("softmax", "level1", "softmax", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("softmax", "level1", "softmax", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(softmax(g, x, 1));
   }));
-  v.push_back(make("LogSoftmax", "level1", "softmax", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("LogSoftmax", "level1", "softmax", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(log_softmax(g, x, 1));
   }));
@@ -25,7 +21,7 @@ void add_softmax(std::vector<Workload>& v) {
     T x = g.input({P(p, "batch"), P(p, "seq"), P(p, "dim")});
     g.mark_output(softmax(g, x, 1));
   }));
-  v.push_back(make("Softmax_dim0", "custom", "softmax", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Softmax_dim0", "custom", "softmax", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     g.mark_output(softmax(g, x, 0));
   }));
@@ -33,12 +29,12 @@ void add_softmax(std::vector<Workload>& v) {
     T x = g.input({P(p, "batch"), P(p, "seq"), P(p, "dim")});
     g.mark_output(log_softmax(g, x, 2));
   }));
-  v.push_back(make("Softmax_temperature", "custom", "softmax", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Softmax_temperature", "custom", "softmax", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     T s = binary_lit(g, x, "/", "0.7");
     g.mark_output(softmax(g, s, 1));
   }));
-  v.push_back(make("Softmax_masked", "custom", "softmax", bd(), dt_float(), [](Graph& g, const Params& p) {
+  v.push_back(make("Softmax_masked", "custom", "softmax", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
     T x = g.input({P(p, "batch"), P(p, "dim")});
     T m = g.input({P(p, "batch"), P(p, "dim")}, ir::DType::Bool);
     T w = map(g, {m, x}, [](const auto& r) { return "if_then_else(" + r[0] + ",-1000.0," + r[1] + ")"; });

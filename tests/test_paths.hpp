@@ -1,0 +1,14 @@
+// Paths of the shared data the tests read (STEPTP_SHARED_DIR, set by CMake; see CMakeLists.txt).
+#pragma once
+#include <filesystem>
+#include <string>
+
+namespace steptp_test {
+
+/// The reference corpus: 89 LEIR tasks that must round-trip byte for byte.
+inline const std::string kCorpus = std::string(STEPTP_SHARED_DIR) + "/leir-reference/corpus.jsonl";
+
+/// KernelBench problems as ONNX models with PyTorch's inputs and outputs (index.json lists them).
+inline const std::filesystem::path kBench = std::filesystem::path(STEPTP_SHARED_DIR) / "kernelbench-onnx";
+
+}  // namespace steptp_test
