@@ -63,14 +63,10 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const
       f.f = c;
     }
     {
-      std::vector<ex> order;
-      for (const auto& f : fs) order.push_back(f.f);
-      b.sort_by_key(order);
-      std::vector<Factor> sorted;
-      for (const auto& o : order)
-        for (const auto& f : fs)
-          if (f.f.is_equal(o)) sorted.push_back(f);
-      fs = std::move(sorted);
+      std::vector<std::pair<std::pair<std::vector<std::uint32_t>, std::string>, Factor>> keyed;
+      for (const auto& f : fs) keyed.push_back({{b.key_of(f.f), b.print(f.f)}, f});
+      std::stable_sort(keyed.begin(), keyed.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
+      for (std::size_t i = 0; i < fs.size(); ++i) fs[i] = keyed[i].second;
     }
     // Leading coefficients in v must be free of other atoms, so quo/rem over Q(other atoms) stay polynomial.
     const ex dv = (den / content).expand();
