@@ -7,7 +7,7 @@
 //    "facts": {..}, "equivalence": <interp::EquivResult JSON, with --verify>}
 // Default is --all. --max K draws K candidates with std::mt19937_64{S} (strategy::sample_candidates).
 // Exit codes: 0 ok; 1 a candidate failed to apply or (with --verify) was not equivalent; 2 bad input (unreadable
-// or invalid task: the validator's error; unknown strategy).
+// or invalid task: the validator's error; unknown strategy: S004).
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -55,8 +55,12 @@ int run_apply(const ApplyOpts& o) {
     name = one->strategy;
   }
   if (name.empty()) return fail("give --strategy NAME or --candidate ID");
-  const strategy::StrategyInfo* s = strategy::find(name);
-  if (!s) return fail("unknown strategy '" + name + "' (see `steptp strategies list`)");
+  const strategy::StrategyInfo* s = nullptr;
+  try {
+    s = &strategy::find_or_throw(name);
+  } catch (const strategy::StrategyError& e) {
+    return fail(e.what());
+  }
   ir::Task t;
   std::shared_ptr<const interp::TensorMap> fixed;  // --verify: the task's stored weights
   try {

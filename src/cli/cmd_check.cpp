@@ -33,7 +33,7 @@ int run_check(const CheckOpts& o) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  if (tasks.empty()) return fail(o.file + ": no tasks");
+  if (tasks.empty()) return fail("LEIR-E101 at " + o.file + ": no tasks (the file is empty)");
   // A file none of whose lines is even JSON is bad input overall (exit 2), not a failed check.
   bool any_json = false;
   for (const auto& te : tasks) any_json = any_json || te.ok || te.error.code != "E101";
@@ -46,7 +46,7 @@ int run_check(const CheckOpts& o) {
       any_json = nlohmann::json::accept(std::string_view(all).substr(pos, nl - pos));
       pos = nl + 1;
     }
-    if (!any_json) return fail(o.file + ": not JSONL (no line is a JSON value)");
+    if (!any_json) return fail("LEIR-E101 at " + o.file + ": not JSONL (no line is a JSON value)");
   }
   int failed = 0;
   bool refused = false;  // some line over the input limits: bad input, exit 2

@@ -46,8 +46,7 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   GenerateSummary sum;
   std::vector<Reject> plan_rejects;
   for (const auto& name : gen.strategies)
-    if (!strategy::find(name))
-      throw std::invalid_argument("unknown strategy '" + name + "' (see `steptp strategies list`)");
+    if (!strategy::find(name)) throw std::invalid_argument(strategy::unknown_strategy_message(name));
   std::vector<Unit> units = plan_units(gen, plan_rejects);
   // S1 rejections are input mistakes (a misspelt --workloads name, a malformed --tasks line): say so on stderr
   // (they are also recorded in rejects.jsonl), and refuse to write an empty dataset.

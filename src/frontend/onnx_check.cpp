@@ -6,17 +6,19 @@
 
 #include <fmt/format.h>
 
+#include "frontend/onnx/import_error.hpp"
 #include "frontend/onnx/onnx_tensor.hpp"
 #include "interp/compare.hpp"
 #include "interp/equivalence.hpp"
+#include "ir/diag.hpp"
 
 namespace steptp::frontend {
 
 void compare_tensor(const interp::Tensor& got, const interp::Tensor& want, const std::string& what,
                     OnnxCheckResult& r, const std::vector<double>* allowance) {
   if (got.shape != want.shape)
-    throw std::runtime_error(fmt::format("{}: shape [{}] but the test data has [{}]", what, fmt::join(got.shape, ","),
-                                         fmt::join(want.shape, ",")));
+    throw ir::LeirError(kImportTestData, fmt::format("{}: shape [{}] but the test data has [{}]", what,
+                                                     fmt::join(got.shape, ","), fmt::join(want.shape, ",")));
   const bool exact = !ir::is_float(want.dtype);
   auto [rtol, atol] = exact ? std::pair<double, double>{0, 0} : interp::tolerance(want.dtype);
   double worst_excess = -1;
@@ -55,11 +57,11 @@ OnnxCheckResult check_onnx_dir(const std::string& dir, const interp::RunOptions&
     if (kb.role != ir::Role::Input) continue;
     const std::string p = (data / fmt::format("input_{}.pb", k)).string();
     if (!fs::exists(p))
-      throw std::runtime_error(fmt::format("missing test data {} for graph input '{}'", p, imp.inputs[k]));
+      throw ir::LeirError(kImportTestData, fmt::format("missing test data for graph input '{}'", imp.inputs[k]), 0, p);
     interp::Tensor t = read_tensor_pb(p);
     if (t.shape != kb.shape)
-      throw std::runtime_error(fmt::format("{}: shape [{}] but graph input '{}' has [{}]", p, fmt::join(t.shape, ","),
-                                           imp.inputs[k], fmt::join(kb.shape, ",")));
+      throw ir::LeirError(kImportTestData, fmt::format("shape [{}] but graph input '{}' has [{}]", fmt::join(t.shape, ","),
+                                                       imp.inputs[k], fmt::join(kb.shape, ",")), 0, p);
     t.dtype = kb.dtype;
     inputs[kb.name] = std::move(t);
     ++k;

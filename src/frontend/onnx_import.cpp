@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "frontend/onnx/context.hpp"
+#include "frontend/onnx/import_error.hpp"
 #include "frontend/onnx/onnx_tensor.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
@@ -45,18 +46,19 @@ const OpTable& op_table() {
 /// Static dtype and shape of a graph input/output from its ValueInfo.
 std::pair<ir::DType, Shape> value_info_type(const onnx::ValueInfoProto& vi, bool need_shape) {
   if (!vi.type().has_tensor_type())
-    throw std::runtime_error(fmt::format("graph value '{}' is not a tensor", vi.name()));
+    throw ir::LeirError(kImportGraph, fmt::format("graph value '{}' is not a tensor", vi.name()));
   const auto& tt = vi.type().tensor_type();
   ir::DType dt = onnx_dtype_to_leir(tt.elem_type(), fmt::format("graph value '{}'", vi.name()));
   Shape s;
   if (!tt.has_shape()) {
-    if (need_shape) throw std::runtime_error(fmt::format("graph input '{}' has no static shape", vi.name()));
+    if (need_shape) throw ir::LeirError(kImportGraph, fmt::format("graph input '{}' has no static shape", vi.name()));
     return {dt, s};
   }
   for (const auto& d : tt.shape().dim()) {
     if (!d.has_dim_value()) {
       if (need_shape)
-        throw std::runtime_error(fmt::format("graph input '{}' has a dynamic dimension '{}'", vi.name(), d.dim_param()));
+        throw ir::LeirError(kImportGraph,
+                            fmt::format("graph input '{}' has a dynamic dimension '{}'", vi.name(), d.dim_param()));
       return {dt, {}};
     }
     s.push_back(d.dim_value());
@@ -69,8 +71,8 @@ std::pair<ir::DType, Shape> value_info_type(const onnx::ValueInfoProto& vi, bool
 OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& label, const std::string& workload,
                              const std::string& suite) {
   onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) throw std::runtime_error(fmt::format("{}: not a valid ONNX model", label));
-  if (!model.has_graph()) throw std::runtime_error(fmt::format("{}: the model has no graph", label));
+  if (!model.ParseFromString(bytes)) throw ir::LeirError(kImportFile, "not a valid ONNX model (protobuf parse failed)", 0, label);
+  if (!model.has_graph()) throw ir::LeirError(kImportFile, "the model has no graph", 0, label);
   const auto& g = model.graph();
   Context ctx;
   for (const auto& op : model.opset_import())
@@ -80,7 +82,7 @@ OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& label,
   try {
     std::set<std::string> init_names;
     for (const auto& t : g.initializer()) {
-      if (t.name().empty()) throw std::runtime_error("an initializer has no name");
+      if (t.name().empty()) throw ir::LeirError(kImportFile, "an initializer has no name");
       init_names.insert(t.name());
       ctx.set_const(t.name(), tensor_from_proto(t), true);
     }
@@ -90,7 +92,7 @@ OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& label,
       ctx.set_input(vi.name(), dt, shape);
       res.inputs.push_back(vi.name());
     }
-    if (g.output_size() == 0) throw std::runtime_error("the graph has no outputs");
+    if (g.output_size() == 0) throw ir::LeirError(kImportGraph, "the graph has no outputs");
     for (const auto& vi : g.output()) {
       auto [dt, shape] = value_info_type(vi, false);
       ctx.declare_output(vi.name(), dt, shape, !shape.empty());
@@ -100,13 +102,14 @@ OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& label,
     for (const auto& np : g.node()) {
       Node n(np);
       if (!np.domain().empty() && np.domain() != "ai.onnx")
-        throw std::runtime_error(fmt::format("unsupported ONNX op '{}' of domain '{}' (node '{}')", np.op_type(),
-                                             np.domain(), np.name()));
+        throw ir::LeirError(kImportUnsupportedOp, fmt::format("unsupported ONNX op '{}' of domain '{}' (node '{}')",
+                                                              np.op_type(), np.domain(), np.name()));
       if (n.n_out() == 0) n.fail("node has no outputs");
       auto it = table.find(np.op_type());
       if (np.op_type() != "Constant" && try_fold(ctx, n)) continue;
       if (it == table.end())
-        throw std::runtime_error(fmt::format("unsupported ONNX op '{}' (node '{}')", np.op_type(), np.name()));
+        throw ir::LeirError(kImportUnsupportedOp,
+                            fmt::format("unsupported ONNX op '{}' (node '{}')", np.op_type(), np.name()));
       const std::size_t before = ctx.program().nests.size();
       it->second(ctx, n);
       if (ctx.program().nests.size() > before)
@@ -128,13 +131,15 @@ OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& label,
       auto [dt, shape] = value_info_type(vi, false);
       while (oi < known.size() && known[oi].role != ir::Role::Output) ++oi;
       if (oi < known.size() && !shape.empty() && known[oi].shape != shape)
-        throw std::runtime_error(fmt::format("graph output '{}': computed shape [{}] differs from declared [{}]",
-                                             vi.name(), fmt::join(known[oi].shape, ","), fmt::join(shape, ",")));
+        throw ir::LeirError(kImportGraph, fmt::format("graph output '{}': computed shape [{}] differs from declared [{}]",
+                                                      vi.name(), fmt::join(known[oi].shape, ","), fmt::join(shape, ",")));
       ++oi;
     }
-  } catch (const std::runtime_error& e) {
-    if (dynamic_cast<const ir::LeirError*>(&e)) throw;
-    throw std::runtime_error(fmt::format("{}: {}", label, e.what()));
+  } catch (const ir::LeirError& e) {  // an import code (E6xx) without a location: the model is the location
+    if (!e.diag().path.empty() || e.diag().offset != 0) throw;
+    throw ir::LeirError(e.code(), e.diag().message, 0, label);
+  } catch (const std::runtime_error& e) {  // a converter's or the constant folder's error: the node cannot be converted
+    throw ir::LeirError(kImportNode, e.what(), 0, label);
   }
 
   res.task.workload = workload;
@@ -155,11 +160,7 @@ OnnxImport import_onnx(const std::string& model_path) {
   namespace fs = std::filesystem;
   fs::path p(model_path);
   std::string bytes;
-  try {
-    bytes = ir::read_file(model_path);
-  } catch (const std::exception&) {
-    throw std::runtime_error(fmt::format("cannot read ONNX model {}", model_path));
-  }
+  bytes = ir::read_file(model_path);  // E108 at the path when missing or unreadable
   fs::path dir = p.parent_path();
   std::string workload = p.stem().string();
   std::string suite = "onnx";

@@ -23,10 +23,13 @@
 //  * Provenance: OnnxImport::provenance lists, per ONNX node that emitted nests, its name, op type and the range of
 //    top-level nests it emitted (in node order, covering the program). Task extraction (partition.hpp,
 //    `import-onnx --partition`) groups nodes by it into fused subgraph tasks; the whole-model task stays the default.
-//  * Errors: std::runtime_error (one line) for unreadable/malformed models, dynamic shapes, unsupported element
-//    types, and unsupported ops: "unsupported ONNX op 'Foo' (node 'name')", or an unsupported attribute value
-//    naming the op and node (e.g. Resize cubic, tf_crop_and_resize, antialias, exclude_outside; LSTM/GRU
-//    non-default activations, clip, sequence_lens shorter than the sequence). LeirError if the generated program fails validation (an importer bug).
+//  * Errors: ir::LeirError (a std::runtime_error; one line) with a stable import code (onnx/import_error.hpp) and
+//    the model's label or path as location: E108 unreadable file; E601 corrupt model or tensor data; E602
+//    unsupported op: "LEIR-E602 at m.onnx: unsupported ONNX op 'Foo' (node 'name')"; E603 a node that cannot be
+//    converted, naming op and node (e.g. Resize cubic, tf_crop_and_resize, antialias, exclude_outside; LSTM/GRU
+//    non-default activations, clip, sequence_lens shorter than the sequence); E604 dynamic shapes, unsupported
+//    element types and other graph-interface faults. A validator code (E2xx) if the generated program fails
+//    validation (an importer bug).
 #pragma once
 #include <string>
 #include <vector>

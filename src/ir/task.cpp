@@ -211,13 +211,12 @@ std::string task_to_json(const Task& t) {
 
 std::string read_file(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw std::runtime_error(fmt::format("cannot read '{}': is a directory", path));
+  if (std::filesystem::is_directory(path, ec)) throw LeirError("E108", "cannot read file: is a directory", 0, path);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  if (!in) throw LeirError("E108", fmt::format("cannot read file: {}", std::strerror(errno)), 0, path);
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) throw std::runtime_error(fmt::format("error reading '{}'", path));
+  if (in.bad()) throw LeirError("E108", "read error", 0, path);
   return ss.str();
 }
 

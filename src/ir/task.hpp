@@ -72,7 +72,8 @@ Task read_task_file(const std::string& path);
 /// Writes `content` to `path` atomically (temp file in the same directory + rename). Throws std::runtime_error.
 void write_file_atomic(const std::string& path, std::string_view content);
 
-/// Reads a whole file. Throws std::runtime_error naming the path if unreadable.
+/// Reads a whole file. Throws LeirError E108 (a std::runtime_error) at the path when it is missing, a directory or
+/// unreadable: "LEIR-E108 at PATH: cannot read file: No such file or directory".
 std::string read_file(const std::string& path);
 
 }  // namespace steptp::ir

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <charconv>
 
+#include <fmt/format.h>
+
 #include "strategies/algebraic/algebraic.hpp"
 #include "strategies/config.hpp"
 #include "strategies/graph/graph.hpp"
@@ -231,6 +233,15 @@ const StrategyInfo* find(std::string_view name) {
   for (const auto& s : table())
     if (s.name == name) return &s;
   return nullptr;
+}
+
+std::string unknown_strategy_message(std::string_view name) {
+  return fmt::format("S004 unknown strategy '{}' (see `steptp strategies list`)", name);
+}
+
+const StrategyInfo& find_or_throw(std::string_view name) {
+  if (const StrategyInfo* s = find(name)) return *s;
+  throw StrategyError("S004", unknown_strategy_message(name));
 }
 
 std::vector<Candidate> enumerate_candidates(const StrategyInfo& s, const ir::Task& t) {

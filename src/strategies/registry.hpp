@@ -76,7 +76,8 @@ struct Applied {
 };
 
 /// Thrown by apply when the candidate does not fit the task (stale or wrong site/params): code "S001"
-/// (stale site), "S002" (bad parameters), "S003" (result failed validation — a strategy bug).
+/// (stale site), "S002" (bad parameters), "S003" (result failed validation — a strategy bug); by find_or_throw
+/// with "S004" (no strategy of that name is registered).
 class StrategyError : public std::runtime_error {
  public:
   StrategyError(std::string code, const std::string& msg) : std::runtime_error(msg), code_(std::move(code)) {}
@@ -102,7 +103,13 @@ std::string_view exactness_classes(int index);
 
 /// Registered strategies, in canonical index order (only those implemented so far).
 std::span<const StrategyInfo> registry();
+/// The registered strategy named `name`, or nullptr.
 const StrategyInfo* find(std::string_view name);
+/// The registered strategy named `name`; throws StrategyError "S004" whose message starts with the code
+/// ("S004 unknown strategy 'x' (see `steptp strategies list`)") when there is none.
+const StrategyInfo& find_or_throw(std::string_view name);
+/// The one-line S004 message find_or_throw throws, for callers that report it as their own error type.
+std::string unknown_strategy_message(std::string_view name);
 
 /// All candidates of one strategy (sites × parameter tuples), in the deterministic enumeration order.
 std::vector<Candidate> enumerate_candidates(const StrategyInfo& s, const ir::Task& t);

@@ -162,6 +162,30 @@ TEST_F(HostileCli, WorkEstimateOverTheBudgetIsRefusedBeforeRunning) {
   EXPECT_EQ(run("lower --target c " + h, dir_).rc, 0);
 }
 
+// A missing, unreadable or corrupt file and an unknown strategy name are bad input with a code too (issue #16): E108
+// (file), E601 (corrupt ONNX model), S004 (strategy), one line, exit 2, on every command that reads them.
+TEST_F(HostileCli, MissingFileCorruptModelAndUnknownStrategyCarryACode) {
+  const std::string miss = path("no-such-task.json"), ok = path("ok.json");
+  for (const std::string& cmd :
+       {"run " + miss, "equiv " + miss + " " + ok, "equiv " + ok + " " + miss, "lower --target c " + miss,
+        "lower --target c --check " + miss, "apply --strategy loop_reorder " + miss, "measure " + miss,
+        "measure " + ok + " --compare " + miss, "check " + miss, "fmt " + miss, "import-onnx " + miss,
+        "import-onnx " + dir_.string()})
+    expect_refused(cmd, "E108");
+  std::ofstream(dir_ / "junk.onnx") << "\xff\xff\xff\xff";
+  expect_refused("import-onnx " + path("junk.onnx"), "E601");
+  for (const std::string& cmd :
+       {"apply --strategy no_such_strategy " + ok, "generate --workloads ReLU --strategies no_such_strategy --out " +
+                                                       (dir_ / "gen").string()}) {
+    SCOPED_TRACE(cmd);
+    const Result r = run(cmd, dir_);
+    EXPECT_EQ(r.rc, 2) << r.err;
+    const auto lines = lines_of(r.err);
+    ASSERT_EQ(lines.size(), 1u) << r.err;
+    EXPECT_EQ(lines[0], "steptp: error: S004 unknown strategy 'no_such_strategy' (see `steptp strategies list`)");
+  }
+}
+
 // 2e8 interpreted statements: too slow for the ASan run, hence "Slow".
 class HostileCliSlow : public HostileCli {};
 

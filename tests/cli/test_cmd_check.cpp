@@ -65,12 +65,15 @@ TEST(CliCheck, ValidFileExitsZeroAndBadLinesFail) {
 TEST(CliCheck, UnreadableOrNonJsonFileExitsTwo) {
   Result r = run("check /nonexistent/steptp/file.jsonl");
   EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.out.find("steptp: error: cannot read '/nonexistent/steptp/file.jsonl': No such file or directory"),
+  EXPECT_NE(r.out.find("steptp: error: LEIR-E108 at /nonexistent/steptp/file.jsonl: cannot read file: No such file or "
+                       "directory"),
             std::string::npos) << r.out;
-  Result rd = run("check " + std::filesystem::temp_directory_path().string());
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  Result rd = run("check " + dir);
   EXPECT_EQ(rd.rc, 2);
-  EXPECT_NE(rd.out.find("is a directory"), std::string::npos) << rd.out;
+  EXPECT_NE(rd.out.find("LEIR-E108 at " + dir + ": cannot read file: is a directory"), std::string::npos) << rd.out;
   Result r2 = run("check " + temp_file("garbage.jsonl", "this is not json\nnor this\n"));
   EXPECT_EQ(r2.rc, 2) << r2.out;
+  EXPECT_NE(r2.out.find("LEIR-E101 at "), std::string::npos) << r2.out;
   EXPECT_NE(r2.out.find("not JSONL"), std::string::npos) << r2.out;
 }

@@ -172,20 +172,20 @@ TEST(OnnxRnn, UnsupportedAttributesNameOpAndNode) {
   };
   auto a = base();
   set_strings(add_node(a, "LSTM", {"x", "W", "R"}, {"y"}, "l"), "activations", {"Relu", "Tanh", "Tanh"});
-  EXPECT_EQ(import_error(a), "test: LSTM node 'l': unsupported activation 'Relu' (only the defaults Sigmoid, Tanh, Tanh)");
+  EXPECT_EQ(import_error(a), "LEIR-E603 at test: LSTM node 'l': unsupported activation 'Relu' (only the defaults Sigmoid, Tanh, Tanh)");
   auto c = base();
   test::add_attr(add_node(c, "LSTM", {"x", "W", "R"}, {"y"}, "l"), "clip", onnx::AttributeProto::FLOAT)->set_f(1);
-  EXPECT_EQ(import_error(c), "test: LSTM node 'l': unsupported attribute clip");
+  EXPECT_EQ(import_error(c), "LEIR-E603 at test: LSTM node 'l': unsupported attribute clip");
   auto s = base();
   test::add_int64_init(s, "sl", {1});
   add_node(s, "LSTM", {"x", "W", "R", "", "sl"}, {"y"}, "l");
-  EXPECT_EQ(import_error(s), "test: LSTM node 'l': unsupported sequence_lens entry 1 (only the full length 2)");
+  EXPECT_EQ(import_error(s), "LEIR-E603 at test: LSTM node 'l': unsupported sequence_lens entry 1 (only the full length 2)");
   auto d = base();
   set_string(add_node(d, "LSTM", {"x", "W", "R"}, {"y"}, "l"), "direction", "sideways");
-  EXPECT_EQ(import_error(d), "test: LSTM node 'l': unsupported direction 'sideways'");
+  EXPECT_EQ(import_error(d), "LEIR-E603 at test: LSTM node 'l': unsupported direction 'sideways'");
   auto h = base();
   set_int(add_node(h, "LSTM", {"x", "W", "R"}, {"y"}, "l"), "hidden_size", std::int64_t{1} << 62);
-  EXPECT_EQ(import_error(h), "test: LSTM node 'l': hidden_size 4611686018427387904 but R has 1 columns");
+  EXPECT_EQ(import_error(h), "LEIR-E603 at test: LSTM node 'l': hidden_size 4611686018427387904 but R has 1 columns");
 }
 
 /// A loss node on x [2,3] (float) and target [2] (int64), with optional weight, attributes set by `f`.
@@ -245,10 +245,10 @@ TEST(OnnxLoss, SpatialDimensions) {
 TEST(OnnxLoss, Errors) {
   auto none = [](onnx::NodeProto*) {};
   EXPECT_EQ(import_error(loss_model("SoftmaxCrossEntropyLoss", "max", false, false, none)),
-            "test: SoftmaxCrossEntropyLoss node 'loss': unsupported reduction 'max'");
+            "LEIR-E603 at test: SoftmaxCrossEntropyLoss node 'loss': unsupported reduction 'max'");
   auto m = loss_model("NegativeLogLikelihoodLoss", "sum", false, false, none);
   test::set_input_type(m, 1, onnx::TensorProto::FLOAT);
-  EXPECT_EQ(import_error(m), "test: NegativeLogLikelihoodLoss node 'loss': the target must be an integer tensor");
+  EXPECT_EQ(import_error(m), "LEIR-E603 at test: NegativeLogLikelihoodLoss node 'loss': the target must be an integer tensor");
 }
 
 }  // namespace

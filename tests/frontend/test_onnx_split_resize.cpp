@@ -70,10 +70,10 @@ TEST(OnnxSplit, BadSizesNameOpAndNode) {
   auto m = make_model({{"x", {3}}}, {{"a", {2}}, {"b", {2}}});
   add_int64_init(m, "s", {2, 2});
   add_node(m, "Split", {"x", "s"}, {"a", "b"}, "sp");
-  EXPECT_EQ(import_error(m), "test: Split node 'sp': split sizes sum to 4, not the extent 3");
+  EXPECT_EQ(import_error(m), "LEIR-E603 at test: Split node 'sp': split sizes sum to 4, not the extent 3");
   auto e = make_model({{"x", {3}}}, {{"a", {1}}, {"b", {1}}});
   add_node(e, "Split", {"x"}, {"a", "b"}, "sp");
-  EXPECT_EQ(import_error(e), "test: Split node 'sp': extent 3 is not divisible into 2 equal parts");
+  EXPECT_EQ(import_error(e), "LEIR-E603 at test: Split node 'sp': extent 3 is not divisible into 2 equal parts");
 }
 
 TEST(OnnxScatterND, FoldsOnConstants) {
@@ -100,12 +100,12 @@ TEST(OnnxScatterND, Errors) {
   test::set_input_type(m, 1, onnx::TensorProto::INT64);
   add_float_init(m, "u", {1}, {7});
   add_node(m, "ScatterND", {"x", "i", "u"}, {"y"}, "sc");
-  EXPECT_EQ(import_error(m), "test: ScatterND node 'sc': indices must be a constant (computed at import time)");
+  EXPECT_EQ(import_error(m), "LEIR-E603 at test: ScatterND node 'sc': indices must be a constant (computed at import time)");
   auto r = make_model({{"x", {3}}}, {{"y", {3}}});
   add_int64_init(r, "i", {5}, {1, 1});
   add_float_init(r, "u", {1}, {7});
   add_node(r, "ScatterND", {"x", "i", "u"}, {"y"}, "sc");
-  EXPECT_EQ(import_error(r), "test: ScatterND node 'sc': index 5 out of range for extent 3");
+  EXPECT_EQ(import_error(r), "LEIR-E603 at test: ScatterND node 'sc': index 5 out of range for extent 3");
 }
 
 /// Resize (opset 13: X, roi, scales, sizes) of x [1,1,W] with float scales or int64 sizes for the last axis.
@@ -181,18 +181,18 @@ TEST(OnnxResize, Opset18AxesListOnlyTheResizedAxes) {
 
 TEST(OnnxResize, UnsupportedAttributesNameOpAndNode) {
   EXPECT_EQ(import_error(resize_1d(2, 4, "cubic", "half_pixel", false)),
-            "test: Resize node 'rs': unsupported mode 'cubic' (supported: nearest, linear)");
+            "LEIR-E603 at test: Resize node 'rs': unsupported mode 'cubic' (supported: nearest, linear)");
   EXPECT_EQ(import_error(resize_1d(2, 4, "linear", "tf_crop_and_resize", false)),
-            "test: Resize node 'rs': unsupported coordinate_transformation_mode 'tf_crop_and_resize'");
+            "LEIR-E603 at test: Resize node 'rs': unsupported coordinate_transformation_mode 'tf_crop_and_resize'");
   EXPECT_EQ(import_error(resize_1d(2, 4, "nearest", "half_pixel", false, "round")),
-            "test: Resize node 'rs': unsupported nearest_mode 'round'");
-  EXPECT_EQ(import_error(resize_1d(2, 0, "linear", "half_pixel", false)), "test: Resize node 'rs': scale 0 is not positive");
+            "LEIR-E603 at test: Resize node 'rs': unsupported nearest_mode 'round'");
+  EXPECT_EQ(import_error(resize_1d(2, 0, "linear", "half_pixel", false)), "LEIR-E603 at test: Resize node 'rs': scale 0 is not positive");
   auto m = resize_1d(2, 4, "linear", "half_pixel", false);
   set_int(m.mutable_graph()->mutable_node(0), "exclude_outside", 1);
-  EXPECT_EQ(import_error(m), "test: Resize node 'rs': unsupported exclude_outside != 0");
+  EXPECT_EQ(import_error(m), "LEIR-E603 at test: Resize node 'rs': unsupported exclude_outside != 0");
   auto a = resize_1d(2, 4, "linear", "half_pixel", false);
   set_int(a.mutable_graph()->mutable_node(0), "antialias", 1);
-  EXPECT_EQ(import_error(a), "test: Resize node 'rs': unsupported antialias != 0");
+  EXPECT_EQ(import_error(a), "LEIR-E603 at test: Resize node 'rs': unsupported antialias != 0");
 }
 
 }  // namespace

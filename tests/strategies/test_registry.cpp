@@ -17,6 +17,14 @@ TEST(StrategyRegistry, CanonicalOrderAndLookup) {
   EXPECT_EQ(s->index, 11);
   EXPECT_EQ(st::family_name(s->family), "loop");
   EXPECT_EQ(st::find("no_such_strategy"), nullptr);
+  EXPECT_EQ(&st::find_or_throw("loop_split"), s);
+  try {
+    st::find_or_throw("no_such_strategy");
+    ADD_FAILURE() << "found";
+  } catch (const st::StrategyError& e) {
+    EXPECT_EQ(e.code(), "S004");
+    EXPECT_STREQ(e.what(), "S004 unknown strategy 'no_such_strategy' (see `steptp strategies list`)");
+  }
   const char* loop_names[] = {"loop_reorder", "loop_tiling", "loop_split", "loop_fusion", "loop_unrolling",
                               "loop_parallelization", "loop_vectorization", "loop_binding",
                               "reduction_factorization"};

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "frontend/onnx/expr_build.hpp"
+#include "frontend/onnx/import_error.hpp"
+#include "ir/diag.hpp"
 #include "frontend/onnx/onnx_tensor.hpp"
 
 namespace steptp::frontend::onnx_detail {
@@ -39,7 +41,7 @@ const std::string& Node::out_name(std::size_t i) const {
   if (i >= n_out()) fail(fmt::format("missing output {}", i));
   return p_.output(static_cast<int>(i));
 }
-void Node::fail(const std::string& msg) const { throw std::runtime_error(fmt::format("{}: {}", label(), msg)); }
+void Node::fail(const std::string& msg) const { throw ir::LeirError(kImportNode, fmt::format("{}: {}", label(), msg)); }
 const onnx::AttributeProto* Node::find(const std::string& name) const {
   for (const auto& a : p_.attribute())
     if (a.name() == name) return &a;
@@ -215,7 +217,7 @@ void Context::set_const(const std::string& name, interp::Tensor t, bool from_ini
 void Context::set_input(const std::string& onnx_name, ir::DType dt, const Shape& shape) {
   for (auto d : shape)
     if (d < 1 || d >= (std::int64_t{1} << 31))
-      throw std::runtime_error(fmt::format("graph input '{}': dimension {} is not in [1, 2^31)", onnx_name, d));
+      throw ir::LeirError(kImportGraph, fmt::format("graph input '{}': dimension {} is not in [1, 2^31)", onnx_name, d));
   Value v;
   v.t.dtype = dt;
   v.t.shape = shape;

@@ -57,7 +57,7 @@ class Node {
   std::string attr_s(const std::string& name, const std::string& def) const;
   Shape attr_ints(const std::string& name, const Shape& def = {}) const;
   const onnx::TensorProto* attr_t(const std::string& name) const;
-  [[noreturn]] void fail(const std::string& msg) const;  // std::runtime_error("<label>: msg")
+  [[noreturn]] void fail(const std::string& msg) const;  // ir::LeirError E603 "<label>: msg" (import_error.hpp)
   const onnx::NodeProto& proto() const { return p_; }
 
  private:

@@ -13,6 +13,10 @@
 
 #include <fmt/format.h>
 
+#include "frontend/onnx/import_error.hpp"
+#include "ir/diag.hpp"
+#include "ir/task.hpp"
+
 namespace steptp::frontend {
 
 using ir::DType;
@@ -35,7 +39,7 @@ ir::DType onnx_dtype_to_leir(int onnx_type, const std::string& what) {
     case TP::BOOL: return DType::Bool;
     default: break;
   }
-  throw std::runtime_error(fmt::format("{}: unsupported ONNX element type {}", what, onnx_type));
+  throw ir::LeirError(kImportGraph, fmt::format("{}: unsupported ONNX element type {}", what, onnx_type));
 }
 
 std::uint16_t float_to_half_bits(float f) {
@@ -160,19 +164,19 @@ interp::Tensor tensor_from_proto(const onnx::TensorProto& t) {
   out.dtype = onnx_dtype_to_leir(t.data_type(), what);
   std::int64_t n = 1;
   for (auto d : t.dims()) {
-    if (d < 0) throw std::runtime_error(fmt::format("{}: negative dimension {}", what, d));
+    if (d < 0) throw ir::LeirError(kImportFile, fmt::format("{}: negative dimension {}", what, d));
     if (d > 0 && n > (std::int64_t{1} << 31) / d)
-      throw std::runtime_error(fmt::format("{}: more than 2^31 elements", what));
+      throw ir::LeirError(kImportFile, fmt::format("{}: more than 2^31 elements", what));
     n *= d;
     out.shape.push_back(d);
   }
   if (t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0)
-    throw std::runtime_error(fmt::format("{}: external data is not supported", what));
+    throw ir::LeirError(kImportFile, fmt::format("{}: external data is not supported", what));
   const auto count = static_cast<std::size_t>(n);
   const DType dt = out.dtype;
   auto mismatch = [&](std::size_t got) {
-    return std::runtime_error(
-        fmt::format("{}: payload holds {} elements but dims {} need {}", what, got, fmt::join(out.shape, "x"), n));
+    return ir::LeirError(kImportFile, fmt::format("{}: payload holds {} elements but dims {} need {}", what, got,
+                                                  fmt::join(out.shape, "x"), n));
   };
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
@@ -219,16 +223,13 @@ interp::Tensor tensor_from_proto(const onnx::TensorProto& t) {
 }
 
 interp::Tensor read_tensor_pb(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
   onnx::TensorProto t;
-  if (!t.ParseFromString(ss.str())) throw std::runtime_error(fmt::format("{}: not a valid ONNX TensorProto", path));
+  if (!t.ParseFromString(ir::read_file(path)))  // E108 when unreadable
+    throw ir::LeirError(kImportFile, "not a valid ONNX TensorProto", 0, path);
   try {
     return tensor_from_proto(t);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
+  } catch (const ir::LeirError& e) {
+    throw ir::LeirError(e.code(), e.diag().message, 0, path);
   }
 }
 
