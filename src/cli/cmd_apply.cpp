@@ -71,7 +71,7 @@ int run_apply(const ApplyOpts& o) {
       fixed = o.params.load(o.file, t);
     }
   } catch (const ir::LeirError& e) {
-    return fail(o.file + ": " + e.diag().headline());
+    return fail_in(o.file, e);
   } catch (const std::exception& e) {
     return fail(e.what());
   }
@@ -101,6 +101,7 @@ int run_apply(const ApplyOpts& o) {
         eo.exact = a.cls == strategy::Exactness::Exact;
         eo.max_steps = o.budget.max_steps;
         eo.fixed = fixed;
+        eo.extra_seeds_if_insensitive = interp::kAdaptiveExtraSeeds;
         auto r = interp::check_equivalence(t, a.task, eo);
         rec["equivalence"] = nlohmann::json::parse(r.to_json());
         if (!r.equivalent) ++failures;

@@ -20,6 +20,7 @@ namespace {
 struct EquivArgs {
   std::string a, b;
   std::vector<std::uint64_t> seeds;
+  std::uint32_t extra_seeds = interp::kAdaptiveExtraSeeds;
   std::string dists = "NUWK";
   bool typed = false, exact = false, json = false;
   double rtol_scale = 1.0;
@@ -33,7 +34,7 @@ int equiv_cmd(const EquivArgs& x) {
     try {
       *task = ir::read_task_file(*path);
     } catch (const ir::LeirError& e) {
-      return fail(*path + ": " + e.diag().headline());
+      return fail_in(*path, e);
     } catch (const std::exception& e) {
       return fail(e.what());
     }
@@ -42,7 +43,7 @@ int equiv_cmd(const EquivArgs& x) {
     try {
       x.budget.check(*task);
     } catch (const ir::LeirError& e) {
-      return fail(*path + ": " + e.diag().headline());
+      return fail_in(*path, e);
     }
   }
   interp::EquivOptions opt;
@@ -55,6 +56,7 @@ int equiv_cmd(const EquivArgs& x) {
     return fail(e.what());
   }
   if (!x.seeds.empty()) opt.seeds = x.seeds;
+  opt.extra_seeds_if_insensitive = x.extra_seeds;
   try {
     opt.dists = interp::parse_distributions(x.dists);
   } catch (const std::invalid_argument& e) {
@@ -86,6 +88,10 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
   sub->add_option("original", args->a, "original task (.json or .jsonl: the first task)")->required();
   sub->add_option("candidate", args->b, "candidate task (.json or .jsonl: the first task)")->required();
   sub->add_option("--seeds", args->seeds, "input seeds (default 0 1 2)");
+  sub->add_option("--extra-seeds", args->extra_seeds,
+                  "adaptive draws: up to N further seeds when every draw passed but an output element of the original "
+                  "took fewer than 3 distinct values (a saturated comparison or clamp, a bool output); 0: off")
+      ->capture_default_str();
   sub->add_option("--dists", args->dists,
                   "input distributions of LEIR.md §11, letters N (normal), U (uniform on [0.5,1.5]), W (wide: "
                   "log-uniform magnitudes 2^-4..2^6, integers in [-16,16]), K (the programs' literals, nudged)")

@@ -134,6 +134,10 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
                   "mutation check: seeds 0..N-1 of the equivalence checker under test")
       ->default_val(3)
       ->check(CLI::PositiveNumber);
+  sub->add_option("--checker-extra-seeds", a->opt.checker_extra_seeds,
+                  "mutation check: the checker's adaptive draws, further seeds when an output element of the original "
+                  "took < 3 distinct values (0: off)")
+      ->capture_default_str();
   sub->add_option("--checker-dists", a->checker_dists,
                   "mutation check: the checker's input distributions as letters (N, U, W, K; LEIR.md §11)")
       ->capture_default_str();

@@ -35,7 +35,7 @@ int run_lower(const LowerOpts& o) {
     else if (o.target == "cuda") code = lower::lower_cuda(t);
     else return fail("unknown target '" + o.target + "' (tir, c, cuda)");
   } catch (const ir::LeirError& e) {
-    return fail(o.file + ": " + e.diag().headline());
+    return fail_in(o.file, e);
   } catch (const std::exception& e) {
     return fail(e.what());
   }
@@ -44,7 +44,7 @@ int run_lower(const LowerOpts& o) {
     try {
       o.budget.check(t);
     } catch (const ir::LeirError& e) {
-      return fail(o.file + ": " + e.diag().headline());
+      return fail_in(o.file, e);
     }
     runtime::LowerCheckOptions co;
     try {

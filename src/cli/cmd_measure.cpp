@@ -35,7 +35,7 @@ int run_measure(const std::string& file, const std::string& other, runtime::Meas
     std::cout << r.to_json() << "\n";
     return r.ok ? 0 : 1;
   } catch (const ir::LeirError& e) {
-    return fail(current + ": " + e.diag().headline());
+    return fail_in(current, e);
   } catch (const std::exception& e) {
     return fail(e.what());
   }

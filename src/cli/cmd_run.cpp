@@ -50,14 +50,14 @@ int run_cmd(const RunArgs& a) {
   try {
     task = ir::read_task_file(a.path);
   } catch (const ir::LeirError& e) {
-    return fail(a.path + ": " + e.diag().headline());
+    return fail_in(a.path, e);
   } catch (const std::exception& e) {
     return fail(e.what());
   }
   try {
     a.budget.check(task);
   } catch (const ir::LeirError& e) {
-    return fail(a.path + ": " + e.diag().headline());
+    return fail_in(a.path, e);
   }
   std::shared_ptr<const interp::TensorMap> fixed;
   try {

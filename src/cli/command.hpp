@@ -3,6 +3,8 @@
 // library), which keeps the static registrars alive.
 #pragma once
 #include <CLI/CLI.hpp>
+
+#include "ir/diag.hpp"
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,5 +30,9 @@ std::vector<RegisteredCommand>& command_registry();
 
 /// Prints "steptp: error: <msg>" to stderr (one line) and returns 2.
 int fail(const std::string& msg);
+
+/// fail() with a diagnostic about `file`: "FILE: LEIR-E002 at 65: ...", or the headline alone when the diagnostic
+/// is already located at the file ("LEIR-E108 at FILE: cannot read file: ..."), so the path is not printed twice.
+int fail_in(const std::string& file, const ir::LeirError& e);
 
 }  // namespace steptp::cli

@@ -21,6 +21,11 @@ int fail(const std::string& msg) {
   return 2;
 }
 
+int fail_in(const std::string& file, const ir::LeirError& e) {
+  if (e.diag().path == file) return fail(e.diag().headline());
+  return fail(file + ": " + e.diag().headline());
+}
+
 }  // namespace steptp::cli
 
 int main(int argc, char** argv) {

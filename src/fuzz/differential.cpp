@@ -258,6 +258,7 @@ void check_mutants(const Task& t, std::uint64_t seed, const DiffOptions& opt, Fi
     checker.seeds.clear();
     for (int s = 0; s < opt.checker_seeds; ++s) checker.seeds.push_back(std::uint64_t(s));
     checker.dists = opt.checker_dists;
+    checker.extra_seeds_if_insensitive = opt.checker_extra_seeds;
     if (!interp::check_equivalence(t, m->task, checker).equivalent) {
       ++mf.rejected;
     } else if (confirmed_equivalent(t, m->task)) {

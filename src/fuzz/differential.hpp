@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/program_gen.hpp"
+#include "interp/equivalence.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 
@@ -38,6 +39,7 @@ struct DiffOptions {
   /// distributions (default: LEIR.md §11's defaults, 3 seeds x N, U, W, K). The second method that recognises
   /// truly equivalent mutants stays fixed: 32 other seeds x all four distributions, untyped and typed.
   int checker_seeds = 3;
+  std::uint32_t checker_extra_seeds = interp::kAdaptiveExtraSeeds;  // EquivOptions::extra_seeds_if_insensitive
   std::vector<interp::Distribution> checker_dists{interp::Distribution::Normal, interp::Distribution::Uniform,
                                                   interp::Distribution::Wide, interp::Distribution::Literal};
   bool minimize = true;

@@ -16,6 +16,11 @@ namespace steptp::interp {
 /// differ (a changed threshold, divisor or clamp is met from both sides).
 std::vector<double> comparison_literals(const ir::Program& original, const ir::Program& candidate);
 
+/// Extra seeds of the adaptive draws in the CLI's checks (EquivOptions::extra_seeds_if_insensitive).
+inline constexpr std::uint32_t kAdaptiveExtraSeeds = 8;
+/// The adaptive draws spend at most max(the check's own statement executions, this many) more executions.
+inline constexpr std::uint64_t kAdaptiveMinBudget = std::uint64_t{1} << 20;
+
 struct EquivOptions {
   std::vector<std::uint64_t> seeds{0, 1, 2};
   std::vector<Distribution> dists{Distribution::Normal, Distribution::Uniform, Distribution::Wide,
@@ -24,6 +29,14 @@ struct EquivOptions {
   /// Values of known buffers that are not drawn (a model's weights from its params sidecar), the same in every
   /// run; see check_fixed_inputs. Null: every non-output buffer is drawn.
   std::shared_ptr<const TensorMap> fixed;
+  /// Adaptive draws: when every draw of `seeds` x `dists` passes but some output element of the original took
+  /// fewer than 3 distinct values over them (a saturated comparison, clamp or bool reduction, a bool or small
+  /// integer output: the draws barely exercised it), up to this many further seeds (max(seeds)+1, ...) are drawn
+  /// with every distribution, stopping at the first mismatch, within kAdaptiveMinBudget or the work of the
+  /// seeds already drawn, whichever is larger (at most twice the cost of a large check). 0 (the library default)
+  /// turns it off; `steptp equiv`,
+  /// `apply --verify` and the fuzzer's mutation check use kAdaptiveExtraSeeds (bench/RESULTS.md, "Adaptive draws").
+  std::uint32_t extra_seeds_if_insensitive = 0;
   bool exact = false;          // require bit-identical outputs (class E)
   double rtol_scale = 1.0;     // multiplies the per-dtype rtol/atol
   std::uint64_t max_steps = 0; // per run; 0 = unlimited
@@ -49,6 +62,7 @@ struct EquivResult {
   double max_abs_err = 0, max_rel_err = 0;
   ErrLocation max_abs_at, max_rel_at, first_mismatch;
   bool has_mismatch = false;
+  std::uint32_t extra_seeds = 0;  // seeds drawn beyond EquivOptions::seeds (adaptive draws)
   /// JSON object with all of the above (for records and the CLI).
   std::string to_json() const;
 };

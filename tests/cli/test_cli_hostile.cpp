@@ -172,6 +172,9 @@ TEST_F(HostileCli, MissingFileCorruptModelAndUnknownStrategyCarryACode) {
         "measure " + ok + " --compare " + miss, "check " + miss, "fmt " + miss, "import-onnx " + miss,
         "import-onnx " + dir_.string()})
     expect_refused(cmd, "E108");
+  // The diagnostic is located at the file: the path is printed once.
+  EXPECT_EQ(run("run " + miss, dir_).err,
+            "steptp: error: LEIR-E108 at " + miss + ": cannot read file: No such file or directory\n");
   std::ofstream(dir_ / "junk.onnx") << "\xff\xff\xff\xff";
   expect_refused("import-onnx " + path("junk.onnx"), "E601");
   for (const std::string& cmd :

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "interp/equivalence.hpp"
+#include "ir/task.hpp"
 #include "interp_helpers.hpp"
 
 namespace steptp::interp {
@@ -219,6 +220,40 @@ TEST(Equivalence, LiteralDirectedDrawsCatchThresholdMutants) {
   EXPECT_EQ(r.code, "E505") << r.message;  // the candidate's output is all false where the original's is not
   EXPECT_FALSE(check_equivalence(t, m).equivalent);  // the default draws include K
   EXPECT_TRUE(check_equivalence(t, t).equivalent);
+}
+
+// Adaptive draws (EquivOptions::extra_seeds_if_insensitive): a mutant the fuzzer found (seed 70054, change_literal
+// `>=4` -> `>=5` on a bool output from i16 inputs) passes the 12 default draws, where the output took one value;
+// the extension draws further seeds and rejects it. Outputs that vary draw no extra seed.
+TEST(Equivalence, AdaptiveDrawsExtendACheckWhoseOutputDidNotVary) {
+  const std::string known = R"("known": [{"name": "C", "role": "input", "dtype": "i16", "shape": [2, 3]}, )"
+                            R"({"name": "A", "role": "constant", "dtype": "f32", "shape": [4]}, )"
+                            R"({"name": "D", "role": "param", "dtype": "i32", "shape": [2]}, )"
+                            R"({"name": "E", "role": "output", "dtype": "bool", "shape": []}])";
+  auto task = [&](const std::string& rhs) {
+    return ir::parse_task(R"({"workload": "fuzz_70054", "suite": "fuzz", )" + known +
+                          R"(, "leir": "L^{1}_{a=0}[E^{bool,g}=abs(C^{i16,g}_{a+1,D^{i32,g}_{a}})+(a-C^{i16,g}_{a+1,a})>=)" +
+                          rhs + R"(;];"})");
+  };
+  const ir::Task t = task("4"), m = task("5");
+  const EquivResult off = check_equivalence(t, m);  // library default: no extension
+  EXPECT_TRUE(off.equivalent) << off.message;
+  EXPECT_EQ(off.extra_seeds, 0u);
+  EquivOptions on;
+  on.extra_seeds_if_insensitive = kAdaptiveExtraSeeds;
+  const EquivResult r = check_equivalence(t, m, on);
+  EXPECT_FALSE(r.equivalent);
+  EXPECT_EQ(r.code, "E505") << r.message;  // the mutant's scalar is false where the original's is true
+  EXPECT_EQ(r.message, "candidate output E is all zeros on seed 3, N while the original's is not");
+  EXPECT_EQ(r.first_mismatch.seed, 3u);
+  const EquivResult self = check_equivalence(t, t, on);  // nothing to find: all 8 further seeds are drawn
+  EXPECT_TRUE(self.equivalent);
+  EXPECT_EQ(self.extra_seeds, kAdaptiveExtraSeeds);
+  EXPECT_NE(self.message.find("equivalent on 11 seed(s) x {N,U,W,K} (8 added: an output element took < 3"), std::string::npos)
+      << self.message;
+  const std::vector<ir::KnownBuffer> k{in("A", {16}), in("C", {16}), out("D", {16})};
+  const ir::Task f = make_task("B^{16}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}*C^{f32,g}_{tx};];", k);
+  EXPECT_EQ(check_equivalence(f, f, on).extra_seeds, 0u);  // a float output that varies: no extension
 }
 
 }  // namespace

@@ -95,8 +95,11 @@ TEST(AlgebraicFailures, GinacPoleBecomesNoCandidateAndIsCounted) {
   for (const auto& [k, v] : alg::ginac_failures())
     if (k.rfind("factorization:", 0) == 0) after += v;
   EXPECT_GT(after, before);
-  for (const auto& s : st::registry())
-    if (s.family == st::Family::Algebraic) EXPECT_NO_THROW(enumerate_candidates(s, t)) << s.name;
+  for (const auto& s : st::registry()) {
+    if (s.family == st::Family::Algebraic) {
+      EXPECT_NO_THROW(enumerate_candidates(s, t)) << s.name;
+    }
+  }
 }
 
 TEST(AlgebraicDeterminismSlow, FreshProcessAndAfterAllOthersGiveTheSameBytes) {
