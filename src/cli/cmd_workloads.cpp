@@ -48,8 +48,12 @@ int run_list() {
 }
 
 int run_emit(const WlOpts& o) {
-  const frontend::Workload* wk = frontend::find_workload(o.name);
-  if (!wk) return fail("unknown workload '" + o.name + "' (see `steptp workloads list`)");
+  const frontend::Workload* wk = nullptr;
+  try {
+    wk = &frontend::find_workload_or_throw(o.name);
+  } catch (const ir::LeirError& e) {
+    return fail(e.diag().headline());
+  }
   auto dt = ir::parse_dtype(o.dtype);
   if (!dt) return fail("unknown dtype '" + o.dtype + "'");
   frontend::Params given = o.small ? frontend::small_params(*wk) : frontend::Params{};

@@ -5,6 +5,7 @@
 
 #include "frontend/workloads/families.hpp"
 #include "interp/splitmix64.hpp"
+#include "ir/diag.hpp"
 #include "ir/parser.hpp"
 
 namespace steptp::frontend {
@@ -54,6 +55,11 @@ const Workload* find_workload(std::string_view name) {
   for (const auto& w : workloads())
     if (w.name == name) return &w;
   return nullptr;
+}
+
+const Workload& find_workload_or_throw(std::string_view name) {
+  if (const Workload* w = find_workload(name)) return *w;
+  throw ir::LeirError("E109", "unknown workload (see `steptp workloads list`)", 0, std::string(name));
 }
 
 Params default_params(const Workload& w) {

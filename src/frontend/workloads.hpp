@@ -47,6 +47,9 @@ struct Workload {
 const std::vector<Workload>& workloads();
 /// nullptr if unknown.
 const Workload* find_workload(std::string_view name);
+/// The workload named `name`; throws ir::LeirError E109 located at the name when there is none
+/// ("LEIR-E109 at Foo: unknown workload (see `steptp workloads list`)").
+const Workload& find_workload_or_throw(std::string_view name);
 
 /// Fills missing params with defaults, then checks names, ranges and the constraint. Throws
 /// std::invalid_argument naming the first problem (unknown param, out of range, constraint violated).

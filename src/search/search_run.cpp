@@ -113,8 +113,12 @@ std::vector<Root> workload_roots(const SearchOptions& opt) {
   const ir::DType dt = *parsed;
   std::vector<Root> roots;
   for (const auto& name : opt.workloads) {
-    const frontend::Workload* w = frontend::find_workload(name);
-    if (!w) throw SearchInputError("unknown workload '" + name + "' (see `steptp workloads list`)");
+    const frontend::Workload* w = nullptr;
+    try {
+      w = &frontend::find_workload_or_throw(name);
+    } catch (const ir::LeirError& e) {  // E109
+      throw SearchInputError(e.diag().headline());
+    }
     Root r;
     r.workload = name;
     try {

@@ -175,6 +175,9 @@ TEST_F(HostileCli, MissingFileCorruptModelAndUnknownStrategyCarryACode) {
   // The diagnostic is located at the file: the path is printed once.
   EXPECT_EQ(run("run " + miss, dir_).err,
             "steptp: error: LEIR-E108 at " + miss + ": cannot read file: No such file or directory\n");
+  const Result w = run("workloads emit NoSuchWorkload --small", dir_);
+  EXPECT_EQ(w.rc, 2);
+  EXPECT_EQ(w.err, "steptp: error: LEIR-E109 at NoSuchWorkload: unknown workload (see `steptp workloads list`)\n");
   std::ofstream(dir_ / "junk.onnx") << "\xff\xff\xff\xff";
   expect_refused("import-onnx " + path("junk.onnx"), "E601");
   for (const std::string& cmd :

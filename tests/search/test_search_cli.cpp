@@ -154,7 +154,7 @@ TEST(SearchCliSlow, BadInputExitsTwoWithOneLineOrIsRecordedPerTask) {
   one_line_exit2({"search", "--workloads", "softmax", "--policy", "oracle", "--out", o}, "unknown policy");
   one_line_exit2({"search", "--workloads", "softmax", "--proposals", "0", "--out", o}, "--proposals");
   one_line_exit2({"search", "--workloads", "softmax", "--measurements", "-3", "--out", o}, "--measurements");
-  one_line_exit2({"search", "--workloads", "NoSuchOp", "--out", o}, "unknown workload");
+  one_line_exit2({"search", "--workloads", "NoSuchOp", "--out", o}, "LEIR-E109 at NoSuchOp: unknown workload");
   one_line_exit2({"search", "--out", o}, "give the roots");
   one_line_exit2({"search", "--tasks", d + "/missing.jsonl", "--out", o}, "missing.jsonl");
   one_line_exit2({"search", "--workloads", "softmax", "--policy", "llm", "--out", o}, "--base-url");
