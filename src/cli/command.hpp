@@ -3,11 +3,11 @@
 // library), which keeps the static registrars alive.
 #pragma once
 #include <CLI/CLI.hpp>
-
-#include "ir/diag.hpp"
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "ir/diag.hpp"
 
 namespace steptp::cli {
 

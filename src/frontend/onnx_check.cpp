@@ -60,8 +60,10 @@ OnnxCheckResult check_onnx_dir(const std::string& dir, const interp::RunOptions&
       throw ir::LeirError(kImportTestData, fmt::format("missing test data for graph input '{}'", imp.inputs[k]), 0, p);
     interp::Tensor t = read_tensor_pb(p);
     if (t.shape != kb.shape)
-      throw ir::LeirError(kImportTestData, fmt::format("shape [{}] but graph input '{}' has [{}]", fmt::join(t.shape, ","),
-                                                       imp.inputs[k], fmt::join(kb.shape, ",")), 0, p);
+      throw ir::LeirError(kImportTestData,
+                          fmt::format("shape [{}] but graph input '{}' has [{}]", fmt::join(t.shape, ","),
+                                      imp.inputs[k], fmt::join(kb.shape, ",")),
+                          0, p);
     t.dtype = kb.dtype;
     inputs[kb.name] = std::move(t);
     ++k;

@@ -71,7 +71,8 @@ std::pair<ir::DType, Shape> value_info_type(const onnx::ValueInfoProto& vi, bool
 OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& label, const std::string& workload,
                              const std::string& suite) {
   onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) throw ir::LeirError(kImportFile, "not a valid ONNX model (protobuf parse failed)", 0, label);
+  if (!model.ParseFromString(bytes))
+    throw ir::LeirError(kImportFile, "not a valid ONNX model (protobuf parse failed)", 0, label);
   if (!model.has_graph()) throw ir::LeirError(kImportFile, "the model has no graph", 0, label);
   const auto& g = model.graph();
   Context ctx;
@@ -131,8 +132,9 @@ OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& label,
       auto [dt, shape] = value_info_type(vi, false);
       while (oi < known.size() && known[oi].role != ir::Role::Output) ++oi;
       if (oi < known.size() && !shape.empty() && known[oi].shape != shape)
-        throw ir::LeirError(kImportGraph, fmt::format("graph output '{}': computed shape [{}] differs from declared [{}]",
-                                                      vi.name(), fmt::join(known[oi].shape, ","), fmt::join(shape, ",")));
+        throw ir::LeirError(kImportGraph,
+                            fmt::format("graph output '{}': computed shape [{}] differs from declared [{}]", vi.name(),
+                                        fmt::join(known[oi].shape, ","), fmt::join(shape, ",")));
       ++oi;
     }
   } catch (const ir::LeirError& e) {  // an import code (E6xx) without a location: the model is the location

@@ -154,6 +154,7 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
   std::vector<std::vector<char>> varied;  // distinct values seen per element, counted up to 3
   std::optional<EquivResult> early;
   auto track = [&](const TensorMap& ob) {
+    if (opt.extra_seeds_if_insensitive == 0) return;  // off: nothing to count
     std::size_t o = 0;
     for (const auto& k : original.known) {
       if (k.role != ir::Role::Output) continue;
@@ -224,7 +225,8 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
                 try {
                   exact = A->run(in, f64);
                 } catch (const std::exception& ex) {
-                  early = fail("E502", "original fails to run in f64 (inconclusive) on " + where + ": " + error_text(ex));
+                  early = fail("E502",
+                               "original fails to run in f64 (inconclusive) on " + where + ": " + error_text(ex));
                   return false;
                 }
               }
@@ -290,9 +292,10 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
   r.code.clear();
   std::string dists;
   for (Distribution d : opt.dists) dists += std::string(dists.empty() ? "" : ",") + distribution_name(d);
-  r.message = "equivalent on " + std::to_string(opt.seeds.size() + r.extra_seeds) + " seed(s) x {" + dists +
-              (r.extra_seeds ? "} (" + std::to_string(r.extra_seeds) + " added: an output element took < 3 distinct values)" : "}") +
-              "; max abs err " +
+  const std::string added =
+      r.extra_seeds ? " (" + std::to_string(r.extra_seeds) + " added: an output element took < 3 distinct values)" : "";
+  r.message = "equivalent on " + std::to_string(opt.seeds.size() + r.extra_seeds) + " seed(s) x {" + dists + "}" +
+              added + "; max abs err " +
               fmt_num(r.max_abs_err) + ", max rel err " + fmt_num(r.max_rel_err);
   return r;
 }

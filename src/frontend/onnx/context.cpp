@@ -10,8 +10,8 @@
 
 #include "frontend/onnx/expr_build.hpp"
 #include "frontend/onnx/import_error.hpp"
-#include "ir/diag.hpp"
 #include "frontend/onnx/onnx_tensor.hpp"
+#include "ir/diag.hpp"
 
 namespace steptp::frontend::onnx_detail {
 
@@ -217,7 +217,8 @@ void Context::set_const(const std::string& name, interp::Tensor t, bool from_ini
 void Context::set_input(const std::string& onnx_name, ir::DType dt, const Shape& shape) {
   for (auto d : shape)
     if (d < 1 || d >= (std::int64_t{1} << 31))
-      throw ir::LeirError(kImportGraph, fmt::format("graph input '{}': dimension {} is not in [1, 2^31)", onnx_name, d));
+      throw ir::LeirError(kImportGraph,
+                          fmt::format("graph input '{}': dimension {} is not in [1, 2^31)", onnx_name, d));
   Value v;
   v.t.dtype = dt;
   v.t.shape = shape;
