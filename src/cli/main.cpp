@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-') {  // name an unknown command instead of CLI11's "A subcommand is required"
     bool known = false;
     for (auto* sub : app.get_subcommands({})) known |= sub->check_name(argv[1]);
-    if (!known) return fail(std::string("unknown command '") + argv[1] + "' (see `steptp --help`)");
+    if (!known) return fail(std::string("U001 at `steptp ") + argv[1] + "`: unknown command (see `steptp --help`)");
   }
   try {
     app.parse(argc, argv);
@@ -55,11 +55,25 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
-  } catch (const CLI::ParseError& e) {  // one line, like every other bad input
-    std::string what = e.what();
+  } catch (const CLI::ParseError& e) {  // one line with code U001 and the command as location, like other bad input
+    std::string what = e.what(), where = "steptp";
+    CLI::App* deepest = &app;
+    for (CLI::App* a = &app; a;) {  // the deepest parsed subcommand, e.g. `steptp cost-model train`
+      CLI::App* next = nullptr;
+      for (auto* sub : a->get_subcommands({}))
+        if (sub->parsed()) next = sub;
+      if (next) where += " " + next->get_name(), deepest = next;
+      a = next;
+    }
+    // CLI11 checks required options before unexpected ones: name a misspelt flag rather than what it hid.
+    if (dynamic_cast<const CLI::RequiredError*>(&e)) {
+      std::string extra;
+      for (const auto& r : deepest->remaining()) extra += (extra.empty() ? "" : " ") + r;
+      if (!extra.empty()) what = "unexpected argument(s) " + extra + "; " + what;
+    }
     for (auto& ch : what)
       if (ch == '\n') ch = ' ';
-    return fail(what + " (see --help)");
+    return fail("U001 at `" + where + "`: " + what + " (see --help)");
   }
   try {
     for (auto& [sub, fn] : runs)

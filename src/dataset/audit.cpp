@@ -10,6 +10,7 @@
 
 #include "core/canon.hpp"
 #include "dataset/chat_schema.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "dataset/checker.hpp"
 #include "dataset/config.hpp"
 #include "dataset/equiv.hpp"
@@ -32,16 +33,8 @@ AuditReport run_audit(const AuditOptions& opt) {
     if (rep.problems.size() < 50) rep.problems.push_back(where + ": " + what);
   };
   // A path that is not a dataset is bad input, not a failed audit.
-  std::error_code fe;
-  if (!fs::is_directory(opt.dir, fe)) throw std::invalid_argument(opt.dir + ": not a directory");
-  if (!fs::exists(fs::path(opt.dir) / "manifest.json", fe)) {
-    if (fs::is_directory(fs::path(opt.dir) / "shards", fe))
-      throw std::invalid_argument(opt.dir + ": no manifest.json; this holds shards: run `steptp merge --out " +
-                                  opt.dir + "` first");
-    throw std::invalid_argument(opt.dir + ": no manifest.json; not a dataset written by `steptp generate`");
-  }
+  ojson m = read_manifest(opt.dir);
   for (const auto& e : verify_manifest(opt.dir)) problem("manifest", e);
-  ojson m = ojson::parse(ir::read_file((fs::path(opt.dir) / "manifest.json").string()));
   GenConfig gen = GenConfig::from_json(m["config"]["gen"]);
   EquivConfig ec{gen.master_seed, gen.equiv_draws, gen.interp_max_ops};
   std::vector<ojson> archive;

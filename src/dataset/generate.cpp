@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/cache.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "dataset/export.hpp"
 #include "core/hash.hpp"
 #include "dataset/progress.hpp"
@@ -50,16 +51,18 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   std::vector<Unit> units = plan_units(gen, plan_rejects);
   // S1 rejections are input mistakes (a misspelt --workloads name, a malformed --tasks line): say so on stderr
   // (they are also recorded in rejects.jsonl), and refuse to write an empty dataset.
-  std::size_t s1 = 0;
+  // With nothing left the error names the rejections itself (one line, the first three).
+  std::vector<std::string> s1;
   for (const auto& r : plan_rejects)
-    if (r.stage == "S1") {
-      ++s1;
-      fmt::print(stderr, "steptp generate: warning: {}: {}{}{}\n", r.unit, r.reason, r.detail.empty() ? "" : ": ",
-                 r.detail);
-    }
-  if (units.empty())
-    throw std::invalid_argument(s1 ? "nothing to generate: every selected workload was rejected (warnings above)"
-                                   : "nothing to generate: the selection holds no workload unit");
+    if (r.stage == "S1") s1.push_back(r.unit + ": " + r.reason + (r.detail.empty() ? "" : ": " + r.detail));
+  if (units.empty() && !s1.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < s1.size() && i < 3; ++i) list += (i ? "; " : "") + s1[i];
+    if (s1.size() > 3) list += fmt::format("; and {} more", s1.size() - 3);
+    throw std::invalid_argument("nothing to generate: every selected workload was rejected (" + list + ")");
+  }
+  if (units.empty()) throw std::invalid_argument("nothing to generate: the selection holds no workload unit");
+  for (const auto& w : s1) fmt::print(stderr, "steptp generate: warning: {}\n", w);
   if (opt.sharded) {
     std::vector<Unit> mine;
     for (auto& u : units)
@@ -203,9 +206,10 @@ void run_merge(const std::string& out, std::vector<std::string> shard_dirs, bool
   std::set<std::int64_t> seen;
   for (const auto& d : shard_dirs) {
     fs::path mp = fs::path(d) / "manifest.json";
-    if (!fs::exists(mp)) throw std::invalid_argument(d + ": shard is incomplete (no manifest.json)");
-    ojson m = ojson::parse(ir::read_file(mp.string()));
-    if (!m.value("complete", false)) throw std::invalid_argument(d + ": shard is incomplete");
+    if (!fs::exists(mp)) throw DatasetDirError("D004", d, "shard is incomplete (no manifest.json)");
+    ojson m = ojson::parse(ir::read_file(mp.string()), nullptr, false);
+    if (m.is_discarded() || !m.is_object()) throw DatasetDirError("D003", mp.string(), "not a steptp manifest");
+    if (!m.value("complete", false)) throw DatasetDirError("D004", d, "shard is incomplete (a rerun resumes it)");
     std::int64_t n = m["shard"]["count"], i = m["shard"]["index"];
     if (count < 0) {
       count = n;

@@ -7,6 +7,7 @@
 
 #include "core/canon.hpp"
 #include "dataset/config.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "dataset/export.hpp"
 #include "core/hash.hpp"
 #include "dataset/record.hpp"
@@ -39,10 +40,7 @@ ojson RemeasureReport::to_json() const {
 
 RemeasureReport remeasure(const std::string& dir, std::int64_t k,
                           const std::function<void(std::size_t, std::size_t)>& progress) {
-  std::error_code fe;
-  if (!fs::exists(fs::path(dir) / "manifest.json", fe))
-    throw std::invalid_argument(dir + ": no manifest.json; not a dataset written by `steptp generate`");
-  ojson m = ojson::parse(ir::read_file((fs::path(dir) / "manifest.json").string()));
+  ojson m = read_manifest(dir);
   GenConfig gen = GenConfig::from_json(m["config"]["gen"]);
   if (gen.timer != "real") gen.timer = "real";  // a re-measurement is always real
   std::vector<ojson> archive = read_jsonl((fs::path(dir) / "archive/all.jsonl").string());

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <set>
 #include <thread>
@@ -15,6 +14,7 @@
 #include "core/hash.hpp"
 #include "core/prompt.hpp"
 #include "dataset/config.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "dataset/export.hpp"
 #include "dataset/progress.hpp"
 #include "policy/factory.hpp"
@@ -38,19 +38,7 @@ struct EvalPrompt {
 };
 
 std::vector<ojson> read_lines(const std::string& path, const char* what) {
-  std::ifstream in(path);
-  if (!in) throw EvalInputError(std::string(what) + " " + path + " not found");
-  std::vector<ojson> v;
-  std::string line;
-  for (int no = 1; std::getline(in, line); ++no) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      v.push_back(ojson::parse(line));
-    } catch (const std::exception&) {
-      throw EvalInputError(path + ":" + std::to_string(no) + ": not a JSON line");
-    }
-  }
-  return v;
+  return dataset::read_jsonl_lines(path, std::string("the ") + what);
 }
 
 /// The dataset side of an eval: manifest, prompts of the split and their tasks.
@@ -61,20 +49,13 @@ struct Dataset {
 
 Dataset load_dataset(const std::string& dir, const std::string& split, int only_n = 0) {
   if (split != "val" && split != "test") throw EvalInputError("unknown split '" + split + "' (val or test)");
-  if (!fs::is_directory(dir)) throw EvalInputError("dataset directory " + dir + " does not exist");
-  const std::string mpath = dir + "/manifest.json";
-  if (!fs::exists(mpath)) throw EvalInputError(dir + " is not a steptp dataset (no manifest.json; run `steptp generate`)");
   Dataset d;
-  try {
-    std::ifstream in(mpath);
-    d.manifest = ojson::parse(in);
-  } catch (const std::exception&) {
-    throw EvalInputError(mpath + ": not JSON");
-  }
-  const std::string ppath = dir + "/eval/" + split + ".prompts.jsonl";
-  if (!fs::exists(ppath)) throw EvalInputError("missing split: " + ppath + " not found");
+  d.manifest = dataset::read_manifest(dir);
+  const std::string ppath = dataset::require_file(dir, "eval/" + split + ".prompts.jsonl",
+                                                  "the " + split + " split's prompt file");
   auto lines = read_lines(ppath, "prompt file");
-  if (lines.empty()) throw EvalInputError("empty prompt file " + ppath + " (the " + split + " split has no tasks)");
+  if (lines.empty())
+    throw dataset::DatasetDirError("D002", ppath, "empty prompt file (the " + split + " split has no tasks)");
   std::map<std::string, std::shared_ptr<TaskContext>> tasks;
   for (const auto& rec : read_lines(dir + "/archive/" + split + ".jsonl", "archive file")) {
     std::string tid = rec.value("task_id", "");

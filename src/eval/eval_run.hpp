@@ -20,8 +20,9 @@
 
 namespace steptp::eval {
 
-/// Bad input of an eval (not a dataset, missing split, empty or malformed prompt file, unknown policy): the CLI
-/// prints the message as one line and exits 2.
+/// Bad input of an eval (unknown split, a malformed prompt line, unknown policy, bad option values): the CLI prints
+/// the message as one line and exits 2. A dataset directory that is not one (no manifest, missing or empty split
+/// file, a line that is not JSON) is a dataset::DatasetDirError (D001-D003) instead.
 class EvalInputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -13,6 +13,7 @@
 #include "core/canon.hpp"
 #include "core/hash.hpp"
 #include "dataset/config.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "dataset/progress.hpp"
 #include "dataset/record.hpp"
 #include "dataset/timing.hpp"
@@ -39,18 +40,11 @@ std::string short_id(const ir::Task& t) { return core::task_key(t).substr(0, 32)
 
 std::vector<Root> dataset_roots(const SearchOptions& opt, ojson& manifest) {
   const std::string& dir = opt.data_dir;
-  if (!fs::is_directory(dir)) throw SearchInputError("dataset directory " + dir + " does not exist");
-  const std::string mpath = dir + "/manifest.json";
-  if (!fs::exists(mpath)) throw SearchInputError(dir + " is not a steptp dataset (no manifest.json; run `steptp generate`)");
-  try {
-    std::ifstream in(mpath);
-    manifest = ojson::parse(in);
-  } catch (const std::exception&) {
-    throw SearchInputError(mpath + ": not JSON");
-  }
-  const std::string apath = dir + "/archive/" + opt.split + ".jsonl";
+  manifest = dataset::read_manifest(dir);
+  const std::string apath = dataset::require_file(dir, "archive/" + opt.split + ".jsonl",
+                                                  "the " + opt.split + " split's records");
   std::ifstream in(apath);
-  if (!in) throw SearchInputError("missing split: " + apath + " not found");
+  if (!in) throw dataset::DatasetDirError("D002", apath, "cannot read the " + opt.split + " split's records");
   std::set<std::string> wanted(opt.workloads.begin(), opt.workloads.end()), tasks;
   std::map<std::string, int> per_workload;
   std::vector<Root> roots;
@@ -61,7 +55,7 @@ std::vector<Root> dataset_roots(const SearchOptions& opt, ojson& manifest) {
     try {
       rec = ojson::parse(line);
     } catch (const std::exception&) {
-      throw SearchInputError(apath + ":" + std::to_string(no) + ": not a JSON line");
+      throw dataset::DatasetDirError("D003", apath + ":" + std::to_string(no), "not a JSON line");
     }
     if (!rec.is_object() || !rec.contains("step") || rec["step"].value("index", 0) != 1) continue;
     Root r;

@@ -25,7 +25,8 @@
 namespace steptp::search {
 
 /// Bad input of a search (no roots, unknown workload or algorithm, bad budget, unreadable task file, bad policy
-/// flags): the CLI prints the message as one line and exits 2.
+/// flags): the CLI prints the message as one line and exits 2. A dataset directory that is not one is a
+/// dataset::DatasetDirError (D001-D003) instead.
 class SearchInputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -192,6 +192,52 @@ TEST_F(HostileCli, MissingFileCorruptModelAndUnknownStrategyCarryACode) {
   }
 }
 
+// Directories that are not what a command reads (src/dataset/dataset_dir.hpp): D001-D005 at the path, one line,
+// exit 2; CLI usage errors: U001 at the command.
+TEST_F(HostileCli, NotADatasetDirectoryAndUsageErrorsCarryACode) {
+  const std::string empty = path("empty-dir"), miss = path("no-such-dir"), ok = path("ok.json");
+  fs::create_directories(empty);
+  auto expect_line = [&](const std::string& cmd, const std::string& line) {
+    SCOPED_TRACE(cmd);
+    const Result r = run(cmd, dir_);
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_EQ(r.err, "steptp: error: " + line + "\n");
+  };
+  const std::string not_ds = "not a steptp dataset (no manifest.json; run `steptp generate`)";
+  expect_line("eval " + empty + " --policy random --out " + path("e"), "D001 at " + empty + ": " + not_ds);
+  expect_line("eval " + miss + " --policy random --out " + path("e"), "D001 at " + miss + ": no such dataset directory");
+  expect_line("eval " + ok + " --policy random --out " + path("e"),
+              "D001 at " + ok + ": not a directory (give the directory `steptp generate --out` wrote)");
+  expect_line("search " + empty + " --algorithm greedy --policy random --out " + path("s"),
+              "D001 at " + empty + ": " + not_ds);
+  expect_line("audit " + empty, "D001 at " + empty + ": " + not_ds);
+  expect_line("merge --out " + path("m") + " " + empty, "D004 at " + empty + ": shard is incomplete (no manifest.json)");
+  expect_line("cost-model train " + empty + " -o " + path("cm.json"),
+              "D002 at " + empty + "/archive/all.jsonl: no records file: not a steptp generate output");
+  expect_line("report " + empty + " -o " + path("r.html"),
+              "D005 at " + empty + ": not a steptp dataset, eval or search directory (expected manifest.json + "
+              "stats.json, or summary.json of steptp eval or steptp search)");
+  // a directory of shards that were never merged, and a manifest that is not JSON
+  fs::create_directories(dir_ / "sharded" / "shards");
+  expect_line("audit " + path("sharded"), "D004 at " + path("sharded") + ": no manifest.json; this holds shards: run "
+                                          "`steptp merge --out " + path("sharded") + "` first");
+  fs::create_directories(dir_ / "badmanifest");
+  std::ofstream(dir_ / "badmanifest" / "manifest.json") << "{not json";
+  expect_line("search " + path("badmanifest") + " --algorithm greedy --policy random --out " + path("s"),
+              "D003 at " + path("badmanifest") + "/manifest.json: not a steptp manifest (not a JSON object)");
+  EXPECT_FALSE(fs::exists(path("cm.json")));
+  EXPECT_FALSE(fs::exists(path("r.html")));
+  // usage: the misspelt flag is named even when a required argument is missing too; nested commands are located
+  expect_line("apply --bogus", "U001 at `steptp apply`: unexpected argument(s) --bogus; task is required (see --help)");
+  expect_line("cost-model train", "U001 at `steptp cost-model train`: dataset is required (see --help)");
+  expect_line("nosuchcommand", "U001 at `steptp nosuchcommand`: unknown command (see `steptp --help`)");
+  // a --workloads selection that matches nothing: one line naming the rejected patterns, no dataset written
+  expect_line("generate --workloads NoSuch --workloads Nope* --out " + path("gen-none"),
+              "nothing to generate: every selected workload was rejected (NoSuch: unknown_workload; Nope*: "
+              "unknown_workload)");
+  EXPECT_FALSE(fs::exists(dir_ / "gen-none" / "manifest.json"));
+}
+
 // 2e8 interpreted statements: too slow for the ASan run, hence "Slow".
 class HostileCliSlow : public HostileCli {};
 

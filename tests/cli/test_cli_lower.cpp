@@ -44,7 +44,7 @@ TEST(CliLower, BadInputExitsTwo) {
   EXPECT_EQ(testing::run_command(kBin + " lower --target tir --check " + task_file("matmul"), &out), 2);
   // a misspelt command is named
   EXPECT_EQ(testing::run_command(kBin + " lowr --target c x.json", &out), 2);
-  EXPECT_EQ(out, "steptp: error: unknown command 'lowr' (see `steptp --help`)\n") << out;
+  EXPECT_EQ(out, "steptp: error: U001 at `steptp lowr`: unknown command (see `steptp --help`)\n") << out;
 }
 
 TEST(CliMeasure, PrintsJsonInSeconds) {

@@ -256,14 +256,15 @@ TEST_F(EvalCliSlow, BadInputExitsTwoWithOneErrorLine) {
   one_error_line({"eval", data_, "--base-url", closed, "--model", "m", "--retries", "1", "--backoff", "0.01", "--out",
                   out, "--no-progress"}, "connection_error");
   one_error_line({"eval", data_, "--base-url", "htp:/nowhere", "--model", "m", "--out", out}, "--base-url");
-  one_error_line({"eval", dir_, "--policy", "random", "--out", out}, "not a steptp dataset");
+  one_error_line({"eval", dir_, "--policy", "random", "--out", out}, "D001 at " + dir_ + ": not a steptp dataset");
   // a dataset copy without the val prompts, and one with an empty test prompt file
   std::string copy = dir_ + "/ds-copy";
   fs::copy(data_, copy, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
   fs::remove(copy + "/eval/val.prompts.jsonl");
-  one_error_line({"eval", copy, "--split", "val", "--policy", "random", "--out", out}, "missing split");
+  one_error_line({"eval", copy, "--split", "val", "--policy", "random", "--out", out},
+                 "D002 at " + copy + "/eval/val.prompts.jsonl: the val split's prompt file is missing");
   std::ofstream(copy + "/eval/test.prompts.jsonl", std::ios::trunc).flush();
-  one_error_line({"eval", copy, "--policy", "random", "--out", out}, "empty prompt file");
+  one_error_line({"eval", copy, "--policy", "random", "--out", out}, "D002 at " + copy + "/eval/test.prompts.jsonl: empty prompt file");
   one_error_line({"eval", data_, "--policy", "replay", "--replay", dir_ + "/no-such-file.jsonl", "--out", out}, "no-such-file");
   one_error_line({"eval", data_, "--split", "train", "--policy", "random", "--out", out}, "unknown split");
   one_error_line({"eval", data_, "--policy", "random", "--samples", "0", "--out", out}, "--samples");

@@ -194,13 +194,13 @@ TEST(ReportCliSlow, BadDirectoryAndMissingGnuplotExitTwoWithOneLine) {
   fs::create_directories(bogus);
   EXPECT_EQ(run_cli({"report", bogus, "-o", d + "/r.html"}, d), 2);
   std::string err = slurp(d + "/log.txt");
-  EXPECT_NE(err.find(bogus + ": not a steptp dataset, eval or search directory"), std::string::npos) << err;
+  EXPECT_NE(err.find("D005 at " + bogus + ": not a steptp dataset, eval or search directory"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(fs::exists(d + "/r.html"));
   fs::remove(d + "/log.txt");
   EXPECT_EQ(run_cli({"report", d + "/missing", "-o", d + "/r.html"}, d), 2);
   err = slurp(d + "/log.txt");
-  EXPECT_NE(err.find("missing: no such directory"), std::string::npos) << err;
+  EXPECT_NE(err.find("D001 at " + d + "/missing: no such directory"), std::string::npos) << err;
   // gnuplot missing: a clear error naming the package
   const std::string tasks = dataset::dstest::write_tiny_tasks(d);
   ASSERT_EQ(run_cli({"generate", "--tasks", tasks, "--out", d + "/ds", "--no-measure", "--no-progress"}, d), 0);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/hash.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "dataset/record.hpp"
 #include "ir/task.hpp"
 #include "policy/cost/features.hpp"
@@ -42,10 +43,11 @@ std::string records_file(const std::string& dataset) {
   std::error_code ec;
   if (fs::is_directory(dataset, ec)) {
     const std::string f = (fs::path(dataset) / "archive" / "all.jsonl").string();
-    if (!fs::exists(f, ec)) throw std::runtime_error(dataset + ": no archive/all.jsonl (not a steptp generate output)");
+    if (!fs::exists(f, ec))
+      throw dataset::DatasetDirError("D002", f, "no records file: not a steptp generate output");
     return f;
   }
-  if (!fs::exists(dataset, ec)) throw std::runtime_error(dataset + ": no such dataset directory or records file");
+  if (!fs::exists(dataset, ec)) throw dataset::DatasetDirError("D001", dataset, "no such dataset directory or records file");
   return dataset;
 }
 

@@ -1,0 +1,55 @@
+#include "dataset/dataset_dir.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+namespace steptp::dataset {
+
+namespace fs = std::filesystem;
+
+DatasetDirError::DatasetDirError(std::string code, std::string location, const std::string& message)
+    : std::invalid_argument(code + " at " + location + ": " + message),
+      code_(std::move(code)),
+      location_(std::move(location)) {}
+
+ojson read_manifest(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) throw DatasetDirError("D001", dir, "no such dataset directory");
+  if (!fs::is_directory(dir, ec))
+    throw DatasetDirError("D001", dir, "not a directory (give the directory `steptp generate --out` wrote)");
+  const fs::path mp = fs::path(dir) / "manifest.json";
+  if (!fs::is_regular_file(mp, ec)) {
+    if (fs::is_directory(fs::path(dir) / "shards", ec))
+      throw DatasetDirError("D004", dir, "no manifest.json; this holds shards: run `steptp merge --out " + dir +
+                                             "` first");
+    throw DatasetDirError("D001", dir, "not a steptp dataset (no manifest.json; run `steptp generate`)");
+  }
+  std::ifstream in(mp);
+  ojson m = ojson::parse(in, nullptr, false);
+  if (m.is_discarded() || !m.is_object())
+    throw DatasetDirError("D003", mp.string(), "not a steptp manifest (not a JSON object)");
+  return m;
+}
+
+std::string require_file(const std::string& dir, const std::string& rel, const std::string& what) {
+  const std::string p = (fs::path(dir) / rel).string();
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) throw DatasetDirError("D002", p, what + " is missing");
+  return p;
+}
+
+std::vector<ojson> read_jsonl_lines(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) throw DatasetDirError("D002", path, what + " is missing or unreadable");
+  std::vector<ojson> v;
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    ojson j = ojson::parse(line, nullptr, false);
+    if (j.is_discarded()) throw DatasetDirError("D003", path + ":" + std::to_string(no), "not a JSON line");
+    v.push_back(std::move(j));
+  }
+  return v;
+}
+
+}  // namespace steptp::dataset

@@ -1,0 +1,42 @@
+// Opening the directories steptp writes (a `generate` dataset, its shards, `eval` and `search` outputs) when a
+// user names one on the command line. Every failure is a DatasetDirError with a stable code and the path as its
+// location, printed by the CLI as one line (`steptp: error: D001 at /tmp/x: not a steptp dataset ...`, exit 2):
+//   D001  not a dataset directory: missing, not a directory, or no manifest.json;
+//   D002  a file the dataset should hold is missing or empty (a split's prompts or records, archive/all.jsonl);
+//   D003  a file that is not what steptp wrote: a manifest that is not a JSON object, a line that is not JSON;
+//   D004  incomplete: a shard without a complete manifest, or a directory of shards never merged;
+//   D005  a directory of no known kind (`report`: not a dataset, eval or search output).
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/json_text.hpp"
+
+namespace steptp::dataset {
+
+/// Bad dataset input. what() is "CODE at LOCATION: MESSAGE"; LOCATION is a path, or path:line for a bad line.
+class DatasetDirError : public std::invalid_argument {
+ public:
+  DatasetDirError(std::string code, std::string location, const std::string& message);
+  const std::string& code() const { return code_; }
+  const std::string& location() const { return location_; }
+
+ private:
+  std::string code_, location_;
+};
+
+/// `dir`/manifest.json, parsed. Throws D001 when `dir` is missing, not a directory or has no manifest.json
+/// (D004 instead when it holds a shards/ folder: `steptp merge` was not run), D003 when the manifest is not a JSON
+/// object.
+ojson read_manifest(const std::string& dir);
+
+/// `dir`/`rel` when it exists as a regular file; otherwise throws D002 naming `what` (e.g. "the test split's
+/// prompt file").
+std::string require_file(const std::string& dir, const std::string& rel, const std::string& what);
+
+/// Every non-blank line of a JSONL file written by steptp, parsed. Throws D002 when the file cannot be opened
+/// (`what` names it), D003 at path:line for a line that is not JSON.
+std::vector<ojson> read_jsonl_lines(const std::string& path, const std::string& what);
+
+}  // namespace steptp::dataset
