@@ -79,11 +79,28 @@ double standard_normal(SplitMix64& g) {
   return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(two_pi * u2);
 }
 
+/// A magnitude of `set`, or with probability 1/3 a combination c/d (integers: floor), |c-d| or c+d of two, so that a
+/// threshold reached through an affine expression is met too (`min(4*A,100)` changed to 101 differs only for A in
+/// (25, 25.25]: 101/4 is drawn).
+double literal_magnitude(SplitMix64& g, bool is_float, const std::vector<double>& set) {
+  auto one = [&] { return set[static_cast<std::size_t>(g.u01() * static_cast<double>(set.size())) % set.size()]; };
+  double c = one();
+  if (g.u01() < 1.0 / 3.0) {
+    const double d = one(), u = g.u01();
+    if (u < 1.0 / 3.0) {
+      if (d != 0.0) c = is_float ? c / d : std::floor(c / d);
+    } else {
+      c = u < 2.0 / 3.0 ? std::fabs(c - d) : c + d;
+    }
+  }
+  return c;
+}
+
 /// One element of distribution K: `lits` for floats, `ints` (integral literals) for integers.
 double literal_draw(SplitMix64& g, bool is_float, const std::vector<double>& lits, const std::vector<double>& ints) {
   const std::vector<double>& set = is_float ? lits : ints;
   if (g.u01() < 0.25 || set.empty()) return is_float ? standard_normal(g) : std::floor(9.0 * g.u01()) - 4.0;
-  const double c = set[static_cast<std::size_t>(g.u01() * static_cast<double>(set.size())) % set.size()];
+  const double c = literal_magnitude(g, is_float, set);
   const double sign = g.u01() < 0.5 ? -1.0 : 1.0;
   const int nudge = static_cast<int>(std::floor(3.0 * g.u01())) - 1;  // -1, 0, 1
   if (is_float && c == 0.0) return 0.0;  // +0 only: a -0 input makes max/min order visible in the sign of zero

@@ -90,9 +90,11 @@ void check_memory_budget(const ir::Task& task, std::uint64_t budget, std::string
 ///  - W (wide): floats with a random sign and a log-uniform magnitude in [2^-4, 2^6), integers in [-16, 16];
 ///  - K (literal-directed): each element, with probability 1/4 standard normal (floats) or in [-4, 4] (integers),
 ///    otherwise a literal magnitude c of the programs compared (0 and 1 always included; integers: the integral
-///    ones) with a random sign, times 1 - 2^-5, 1 or 1 + 2^-5 (integers: plus -1, 0 or 1; a float 0 stays +0, as
-///    no distribution yields -0, whose sign max/min reorderings may legitimately change), so that thresholds,
-///    clamps, divisors and moduli written in the programs are met from both sides.
+///    ones), with probability 1/3 replaced by c/d (integers: floor), |c-d| or c+d of two such magnitudes, with a
+///    random sign, times 1 - 2^-5, 1 or 1 + 2^-5 (integers: plus -1, 0 or 1; a float 0 stays +0, as no
+///    distribution yields -0, whose sign max/min reorderings may legitimately change), so that thresholds, clamps,
+///    divisors and moduli written in the programs are met from both sides, also behind a scale or an offset
+///    (`min(4*A,100)`: A = 100/4).
 /// W and K were added for the mutation check of issue #16: N and U left thresholds such as `A>2`, integer
 /// operations and clamps unexercised.
 enum class Distribution : std::uint8_t { Normal, Uniform, Wide, Literal };

@@ -191,13 +191,14 @@ TEST(MakeInputs, WideAndLiteralDirected) {
   expect_data(make_inputs(t, 0, Distribution::Wide).at("A"), {-12.757611274719238, -0.6991163492202759, -0.5094815492630005});
   auto i = make_task("B^{4}_{tx=0}[C^{i32,g}_{tx}=I^{i32,g}_{tx}*2;];", {in("I", {4}, DType::I32), out("C", {4}, DType::I32)});
   expect_data(make_inputs(i, 2, Distribution::Wide).at("I"), {12, -2, 6, 12});
-  // K: SplitMix64(2^62+seed); literal magnitudes {0, 1, 2.5, 3} (integers {0, 1, 3}); a quarter N / [-4,4]
+  // K: SplitMix64(2^62+seed); literal magnitudes {0, 1, 2.5, 3} (integers {0, 1, 3}), a third of them replaced by
+  // c/d, |c-d| or c+d of two (3.5 = 2.5+1; integers 2 = |3-1|, 4 = 3+1); a quarter N / [-4,4]
   auto k = make_task("B^{4}_{tx=0}[D^{f32,g}_{tx}=max(A^{f32,g}_{tx},2.5)+K^{i32,g}_{tx}*3;];",
                      {in("A", {4}), in("K", {4}, DType::I32), out("D", {4})});
   EXPECT_EQ(literal_magnitudes(k.program), (std::vector<double>{0.0, 1.0, 2.5, 3.0}));
   const auto kin = make_inputs(k, 1, Distribution::Literal);
-  expect_data(kin.at("A"), {-1.0, -3.09375, -2.58073091506958, -1.0});
-  expect_data(kin.at("K"), {1, -1, 0, 0});
+  expect_data(kin.at("A"), {3.5, 0.0, 0.96875, -2.578125});
+  expect_data(kin.at("K"), {2, -4, 0, -4});
   EXPECT_STREQ(distribution_name(Distribution::Wide), "W");
   EXPECT_STREQ(distribution_name(Distribution::Literal), "K");
 }
@@ -217,9 +218,28 @@ TEST(Equivalence, LiteralDirectedDrawsCatchThresholdMutants) {
   lit.dists = {Distribution::Literal};
   const EquivResult r = check_equivalence(t, m, lit);
   EXPECT_FALSE(r.equivalent);
-  EXPECT_EQ(r.code, "E505") << r.message;  // the candidate's output is all false where the original's is not
+  EXPECT_EQ(r.code, "E504") << r.message;  // elements in (5, 6] (5, 5 * (1 + 2^-5)) differ
   EXPECT_FALSE(check_equivalence(t, m).equivalent);  // the default draws include K
   EXPECT_TRUE(check_equivalence(t, t).equivalent);
+}
+
+// A threshold behind a scale: `min(4*A, 100)` -> `min(4*A, 101)` differs only for A in (25, 25.25]. K draws
+// combinations of two literals, among them 101/4 = 25.25 exactly (W's log-uniform magnitudes fall in that interval
+// with probability 7e-4 per element; on a single element the fuzzer's mutant of seed 70722 went unnoticed).
+TEST(Equivalence, LiteralDirectedDrawsCombineTwoLiterals) {
+  const std::vector<ir::KnownBuffer> k{in("A", {4096}), out("D", {4096})};
+  auto t = make_task("L^{4096}_{a=0}[D^{f32,g}_{a}=min(A^{f32,g}_{a}*4.0,100.0);];", k);
+  auto m = make_task("L^{4096}_{a=0}[D^{f32,g}_{a}=min(A^{f32,g}_{a}*4.0,101.0);];", k);
+  const auto lits = comparison_literals(t.program, m.program);
+  int ratios = 0;
+  for (std::uint64_t seed = 0; seed < 3; ++seed)
+    for (double v : make_inputs(m, seed, Distribution::Literal, lits).at("A").data) ratios += v == 25.25;
+  EXPECT_GT(ratios, 0);
+  EquivOptions lit;
+  lit.dists = {Distribution::Literal};
+  const EquivResult r = check_equivalence(t, m, lit);
+  EXPECT_FALSE(r.equivalent);
+  EXPECT_EQ(r.code, "E504") << r.message;
 }
 
 // Adaptive draws (EquivOptions::extra_seeds_if_insensitive): a mutant the fuzzer found (seed 70054, change_literal
