@@ -51,10 +51,10 @@ int run_apply(const ApplyOpts& o) {
       return fail("S002 malformed candidate id '" + o.candidate +
                   "' (expected strategy@site{name=value,...}, e.g. loop_split@0/l2{outer=2})");
     if (!name.empty() && name != one->strategy)
-      return fail("--strategy " + name + " does not match the candidate's strategy " + one->strategy);
+      return usage_error("apply", "--strategy " + name + " does not match the candidate's strategy " + one->strategy);
     name = one->strategy;
   }
-  if (name.empty()) return fail("give --strategy NAME or --candidate ID");
+  if (name.empty()) return usage_error("apply", "give --strategy NAME or --candidate ID");
   const strategy::StrategyInfo* s = nullptr;
   try {
     s = &strategy::find_or_throw(name);

@@ -60,7 +60,7 @@ int equiv_cmd(const EquivArgs& x) {
   try {
     opt.dists = interp::parse_distributions(x.dists);
   } catch (const std::invalid_argument& e) {
-    return fail(std::string("--dists: ") + e.what());
+    return usage_error("equiv", std::string("--dists: ") + e.what());
   }
   opt.max_steps = x.budget.max_steps;
   const std::uint64_t total = opt.dists.size() * opt.seeds.size() *

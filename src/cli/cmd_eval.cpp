@@ -83,17 +83,20 @@ const CommandRegistrar reg("44-eval", [](CLI::App& app) -> RunFn {
   auto no_progress = std::make_shared<bool>(false);
   c->add_flag("--no-progress", *no_progress, "no progress line on stderr");
   return [o, seed, seed_opt, no_measure, no_progress]() {
-    if (o->data_dir.empty()) return fail("eval: give the dataset directory (positional or --data)");
+    if (o->data_dir.empty()) return usage_error("eval", "give the dataset directory (positional or --data)");
     o->measure = !*no_measure;
     o->progress = !*no_progress;
     if (seed_opt->count()) {
       o->llm.seed = *seed;
       o->policy_seed = *seed;
     }
-    if (o->policy == "llm" && o->llm.base_url.empty()) return fail("eval: --policy llm needs --base-url and --model");
+    if (o->policy == "llm" && o->llm.base_url.empty())
+      return usage_error("eval", "--policy llm needs --base-url and --model");
     eval::EvalResult r;
     try {
       r = eval::run_eval(*o);
+    } catch (const eval::EvalUsageError& e) {
+      return usage_error("eval", e.what());
     } catch (const eval::EvalInputError& e) {
       return fail(e.what());
     } catch (const policy::PolicyError& e) {
@@ -117,6 +120,8 @@ const CommandRegistrar reg_gold("45-gold-replay", [](CLI::App& app) -> RunFn {
     std::vector<eval::ojson> lines;
     try {
       lines = eval::gold_replay(*dir, *split);
+    } catch (const eval::EvalUsageError& e) {
+      return usage_error("gold-replay", e.what());
     } catch (const eval::EvalInputError& e) {
       return fail(e.what());
     }

@@ -53,13 +53,14 @@ int replay_cmd(const FuzzArgs& a) {
 
 int fuzz_cmd(FuzzArgs& a) {
   if (!a.replay.empty()) return replay_cmd(a);
-  if (a.run.programs <= 0 && a.run.time_limit <= 0) return fail("give --programs N or --time-limit SECONDS (or both)");
+  if (a.run.programs <= 0 && a.run.time_limit <= 0)
+    return usage_error("fuzz", "give --programs N or --time-limit SECONDS (or both)");
   if (a.no_lower) a.opt.lower_every = 0;
   a.opt.mutants = !a.no_mutants;
   try {
     a.opt.checker_dists = interp::parse_distributions(a.checker_dists);
   } catch (const std::invalid_argument& e) {
-    return fail(std::string("--checker-dists: ") + e.what());
+    return usage_error("fuzz", std::string("--checker-dists: ") + e.what());
   }
   a.opt.minimize = !a.no_minimize;
   a.opt.regressions_dir = (std::filesystem::path(a.out) / "regressions").string();

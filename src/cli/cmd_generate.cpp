@@ -123,22 +123,23 @@ int run(GenerateArgs& a) {
   if (a.cold_cache) gen.cold_cache = true;
   if (a.full_shapes) gen.small_shapes = false;
   if (!a.timer.empty()) {
-    if (a.timer != "real" && a.timer != "fixed") return fail("--timer must be real or fixed");
+    if (a.timer != "real" && a.timer != "fixed") return usage_error("generate", "--timer must be real or fixed");
     gen.timer = a.timer;
   }
   if (a.filter_seed) filter.filter_seed = *a.filter_seed;
   if (a.min_per_strategy) filter.min_per_strategy = *a.min_per_strategy;
   if (a.fail_on_shortcut) filter.fail_on_shortcut = true;
-  if (gen.instances_per_workload < 1 || gen.max_depth < 1) return fail("--instances and --depth must be >= 1");
+  if (gen.instances_per_workload < 1 || gen.max_depth < 1)
+    return usage_error("generate", "--instances and --depth must be >= 1");
   dataset::GenerateOptions o;
   o.out = a.out;
   o.cache_path = a.cache;
   o.jobs = a.jobs;
   o.stop_after_units = a.stop_after;
   o.progress = !a.no_progress;
-  if (a.no_merge && !a.mpi) return fail("--no-merge needs --mpi (a --shard run never merges)");
+  if (a.no_merge && !a.mpi) return usage_error("generate", "--no-merge needs --mpi (a --shard run never merges)");
   if (a.mpi && !a.shard.empty())
-    return fail("--mpi and --shard exclude each other (--mpi gives rank r of s the shard r/s)");
+    return usage_error("generate", "--mpi and --shard exclude each other (--mpi gives rank r of s the shard r/s)");
   if (a.mpi && !mpi_available()) return fail(kNoMpiMessage);
   if (const int mj = a.measure_jobs.value_or(a.mpi ? 1 : 0); mj > 0 && gen.measure) {
     try {
@@ -152,7 +153,7 @@ int run(GenerateArgs& a) {
     unsigned i = 0, n = 0;
     char slash = 0;
     if (std::sscanf(a.shard.c_str(), "%u%c%u", &i, &slash, &n) != 3 || slash != '/' || n == 0 || i >= n)
-      return fail("--shard must be i/N with 0 <= i < N");
+      return usage_error("generate", "--shard must be i/N with 0 <= i < N");
     o.sharded = true;
     o.shard_index = i;
     o.shard_count = n;

@@ -31,7 +31,8 @@ struct ImportOpts {
 /// summary line per task on stdout and the totals (with the import + partition time) on stderr.
 int run_partition(const ImportOpts& o, const std::string& model_path) {
   namespace fs = std::filesystem;
-  if (o.out.empty()) return fail("import-onnx --partition needs -o OUTDIR (the directory for the task files)");
+  if (o.out.empty())
+    return usage_error("import-onnx", "--partition needs -o OUTDIR (the directory for the task files)");
   const auto t0 = std::chrono::steady_clock::now();
   frontend::OnnxImport imp = frontend::import_onnx(model_path);
   frontend::Partition part = frontend::partition_import(imp, imp.task.workload);

@@ -25,7 +25,7 @@ struct LowerOpts {
 
 int run_lower(const LowerOpts& o) {
   if (!o.check && (!o.params.file.empty() || o.params.none))
-    return fail("--params and --no-params need --check (lowering itself does not use values)");
+    return usage_error("lower", "--params and --no-params need --check (lowering itself does not use values)");
   ir::Task t;
   std::string code;
   try {
@@ -33,14 +33,14 @@ int run_lower(const LowerOpts& o) {
     if (o.target == "tir") code = lower::lower_tir(t, !o.cpu);
     else if (o.target == "c") code = lower::lower_c(t);
     else if (o.target == "cuda") code = lower::lower_cuda(t);
-    else return fail("unknown target '" + o.target + "' (tir, c, cuda)");
+    else return usage_error("lower", "unknown target '" + o.target + "' (tir, c, cuda)");
   } catch (const ir::LeirError& e) {
     return fail_in(o.file, e);
   } catch (const std::exception& e) {
     return fail(e.what());
   }
   if (o.check) {
-    if (o.target == "tir") return fail("--check supports --target c and cuda");
+    if (o.target == "tir") return usage_error("lower", "--check supports --target c and cuda");
     try {
       o.budget.check(t);
     } catch (const ir::LeirError& e) {

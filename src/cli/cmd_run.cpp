@@ -45,7 +45,7 @@ int run_cmd(const RunArgs& a) {
   } catch (const std::invalid_argument&) {
     // not a distribution letter: the one-line error below
   }
-  if (dists.size() != 1) return fail("--dist must be N, U, W or K");
+  if (dists.size() != 1) return usage_error("run", "--dist must be N, U, W or K");
   ir::Task task;
   try {
     task = ir::read_task_file(a.path);

@@ -117,10 +117,12 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
       o->policy.seed = *seed;
     }
     if (o->policy.name == "llm" && (o->policy.llm.base_url.empty() || o->policy.llm.model.empty()))
-      return fail("search: --policy llm needs --base-url and --model");
+      return usage_error("search", "--policy llm needs --base-url and --model");
     search::SearchRunResult r;
     try {
       r = search::run_search(*o);
+    } catch (const search::SearchUsageError& e) {
+      return usage_error("search", e.what());
     } catch (const search::SearchInputError& e) {
       return fail(std::string("search: ") + e.what());
     } catch (const policy::PolicyError& e) {

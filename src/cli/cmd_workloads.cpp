@@ -55,24 +55,25 @@ int run_emit(const WlOpts& o) {
     return fail(e.diag().headline());
   }
   auto dt = ir::parse_dtype(o.dtype);
-  if (!dt) return fail("unknown dtype '" + o.dtype + "'");
+  if (!dt) return usage_error("workloads emit", "unknown dtype '" + o.dtype + "'");
   frontend::Params given = o.small ? frontend::small_params(*wk) : frontend::Params{};
   for (const auto& s : o.sets) {
     auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) return fail("--set expects k=v, got '" + s + "'");
+    if (eq == std::string::npos || eq == 0) return usage_error("workloads emit", "--set expects k=v, got '" + s + "'");
     std::int64_t v = 0;
     try {
       std::size_t used = 0;
       v = std::stoll(s.substr(eq + 1), &used);
       if (used != s.size() - eq - 1) throw std::invalid_argument("trailing");
     } catch (const std::exception&) {
-      return fail("--set " + s + ": value is not an integer");
+      return usage_error("workloads emit", "--set " + s + ": value is not an integer");
     }
     given[s.substr(0, eq)] = v;
   }
   std::vector<frontend::Params> sets;
   if (o.sample > 0) {
-    if (!o.sets.empty() || o.small) return fail("--sample cannot be combined with --set or --small");
+    if (!o.sets.empty() || o.small)
+      return usage_error("workloads emit", "--sample cannot be combined with --set or --small");
     sets = frontend::sample_params(*wk, o.sample, o.seed);
   } else {
     sets.push_back(given);

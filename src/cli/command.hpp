@@ -31,6 +31,11 @@ std::vector<RegisteredCommand>& command_registry();
 /// Prints "steptp: error: <msg>" to stderr (one line) and returns 2.
 int fail(const std::string& msg);
 
+/// A command-line usage error (a flag value or combination the command refuses): fail() with the stable code U001
+/// located at the command, "U001 at `steptp generate`: --timer must be real or fixed", like CLI11's own parse
+/// errors (main.cpp).
+int usage_error(const std::string& command, const std::string& msg);
+
 /// fail() with a diagnostic about `file`: "FILE: LEIR-E002 at 65: ...", or the headline alone when the diagnostic
 /// is already located at the file ("LEIR-E108 at FILE: cannot read file: ..."), so the path is not printed twice.
 int fail_in(const std::string& file, const ir::LeirError& e);

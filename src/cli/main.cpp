@@ -21,6 +21,10 @@ int fail(const std::string& msg) {
   return 2;
 }
 
+int usage_error(const std::string& command, const std::string& msg) {
+  return fail("U001 at `steptp " + command + "`: " + msg);
+}
+
 int fail_in(const std::string& file, const ir::LeirError& e) {
   if (e.diag().path == file) return fail(e.diag().headline());
   return fail(file + ": " + e.diag().headline());

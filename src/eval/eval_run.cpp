@@ -48,7 +48,7 @@ struct Dataset {
 };
 
 Dataset load_dataset(const std::string& dir, const std::string& split, int only_n = 0) {
-  if (split != "val" && split != "test") throw EvalInputError("unknown split '" + split + "' (val or test)");
+  if (split != "val" && split != "test") throw EvalUsageError("unknown split '" + split + "' (val or test)");
   Dataset d;
   d.manifest = dataset::read_manifest(dir);
   const std::string ppath = dataset::require_file(dir, "eval/" + split + ".prompts.jsonl",
@@ -425,13 +425,13 @@ class Runner {
 }  // namespace
 
 EvalResult run_eval(const EvalOptions& opt) {
-  if (opt.out_dir.empty()) throw EvalInputError("--out is required");
-  if (opt.samples < 1) throw EvalInputError("--samples must be at least 1");
-  if (opt.limit < 0) throw EvalInputError("--limit must be 0 (all) or positive");
-  if (opt.llm_mode != "multi" && opt.llm_mode != "samples") throw EvalInputError("--llm-mode must be multi or samples");
-  if (opt.timer != "real" && opt.timer != "fixed") throw EvalInputError("--timer must be real or fixed");
-  if (opt.policy == "replay" && opt.replay_file.empty()) throw EvalInputError("--policy replay needs --replay FILE");
-  if (opt.only_n < 0) throw EvalInputError("--n must be positive");
+  if (opt.out_dir.empty()) throw EvalUsageError("--out is required");
+  if (opt.samples < 1) throw EvalUsageError("--samples must be at least 1");
+  if (opt.limit < 0) throw EvalUsageError("--limit must be 0 (all) or positive");
+  if (opt.llm_mode != "multi" && opt.llm_mode != "samples") throw EvalUsageError("--llm-mode must be multi or samples");
+  if (opt.timer != "real" && opt.timer != "fixed") throw EvalUsageError("--timer must be real or fixed");
+  if (opt.policy == "replay" && opt.replay_file.empty()) throw EvalUsageError("--policy replay needs --replay FILE");
+  if (opt.only_n < 0) throw EvalUsageError("--n must be positive");
   Dataset ds = load_dataset(opt.data_dir, opt.split, opt.only_n);
   Runner r(opt, ds);
   return r.run();

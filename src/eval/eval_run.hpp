@@ -28,6 +28,13 @@ class EvalInputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The EvalInputErrors that are command-line usage errors (a flag value or combination eval refuses: --samples 0,
+/// an unknown split or timer, --policy replay without --replay): the CLI prints them with code U001.
+class EvalUsageError : public EvalInputError {
+ public:
+  using EvalInputError::EvalInputError;
+};
+
 struct EvalOptions {
   std::string data_dir;               // a dataset written by `steptp generate` / `export`
   std::string split = "test";         // val | test

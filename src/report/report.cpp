@@ -107,8 +107,9 @@ Kind detect_kind(const std::string& dir) {
   const std::string s = schema_of(d / "summary.json", &summary);
   if (s == "steptp.eval/1") return Kind::Eval;
   if (!s.empty() && summary.contains("algorithm") && summary.contains("fast_p")) return Kind::Search;
-  throw dataset::DatasetDirError("D005", dir, "not a steptp dataset, eval or search directory (expected manifest.json + "
-                                              "stats.json, or summary.json of steptp eval or steptp search)");
+  throw dataset::DatasetDirError("D005", dir,
+                                 "not a steptp dataset, eval or search directory (expected manifest.json + "
+                                 "stats.json, or summary.json of steptp eval or steptp search)");
 }
 
 std::string render_report(const std::vector<std::string>& dirs) {

@@ -103,7 +103,7 @@ std::vector<Root> file_roots(const std::string& path) {
 
 std::vector<Root> workload_roots(const SearchOptions& opt) {
   const auto parsed = ir::parse_dtype(opt.dtype);
-  if (!parsed) throw SearchInputError("--dtype " + opt.dtype + ": unknown dtype (f32, f64, f16, bf16)");
+  if (!parsed) throw SearchUsageError("--dtype " + opt.dtype + ": unknown dtype (f32, f64, f16, bf16)");
   const ir::DType dt = *parsed;
   std::vector<Root> roots;
   for (const auto& name : opt.workloads) {
@@ -159,18 +159,20 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
   // --- validate the flags
   const auto& names = algorithm_names();
   if (std::find(names.begin(), names.end(), opt.search.algorithm) == names.end())
-    throw SearchInputError("unknown algorithm '" + opt.search.algorithm + "' (chain, greedy, beam, dfs, bfs, mcts)");
-  if (opt.search.proposals < 1) throw SearchInputError("--proposals must be at least 1");
-  if (opt.search.measurements < 1) throw SearchInputError("--measurements must be at least 1");
+    throw SearchUsageError("unknown algorithm '" + opt.search.algorithm + "' (chain, greedy, beam, dfs, bfs, mcts)");
+  if (opt.search.proposals < 1) throw SearchUsageError("--proposals must be at least 1");
+  if (opt.search.measurements < 1) throw SearchUsageError("--measurements must be at least 1");
   if (opt.search.llm_mode != "multi" && opt.search.llm_mode != "samples")
-    throw SearchInputError("--llm-mode " + opt.search.llm_mode + ": expected multi or samples");
-  if (opt.timer != "real" && opt.timer != "fixed") throw SearchInputError("--timer " + opt.timer + ": expected real or fixed");
-  if (opt.out_dir.empty()) throw SearchInputError("give --out DIR");
+    throw SearchUsageError("--llm-mode " + opt.search.llm_mode + ": expected multi or samples");
+  if (opt.timer != "real" && opt.timer != "fixed")
+    throw SearchUsageError("--timer " + opt.timer + ": expected real or fixed");
+  if (opt.out_dir.empty()) throw SearchUsageError("give --out DIR");
   if (int(!opt.data_dir.empty()) + int(!opt.tasks_file.empty()) + int(opt.data_dir.empty() && opt.tasks_file.empty() &&
                                                                       !opt.workloads.empty()) != 1)
-    throw SearchInputError("give the roots: a dataset directory, --tasks FILE.jsonl or --workloads NAME...");
+    throw SearchUsageError("give the roots: a dataset directory, --tasks FILE.jsonl or --workloads NAME...");
   if (!opt.tasks_file.empty() && !opt.workloads.empty())
-    throw SearchInputError("--tasks and --workloads are two root sources: give one (--workloads filters a dataset only)");
+    throw SearchUsageError(
+        "--tasks and --workloads are two root sources: give one (--workloads filters a dataset only)");
   // --- roots and the generator configuration they come with
   ojson manifest;
   std::vector<Root> roots = !opt.data_dir.empty()    ? dataset_roots(opt, manifest)

@@ -32,6 +32,13 @@ class SearchInputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The SearchInputErrors that are command-line usage errors (unknown algorithm, a budget below 1, missing --out or
+/// roots, two root sources): the CLI prints them with code U001.
+class SearchUsageError : public SearchInputError {
+ public:
+  using SearchInputError::SearchInputError;
+};
+
 struct SearchOptions {
   // roots (exactly one source, or a dataset plus --workloads to filter it)
   std::string data_dir;               // a dataset written by `steptp generate`

@@ -231,6 +231,18 @@ TEST_F(HostileCli, NotADatasetDirectoryAndUsageErrorsCarryACode) {
   expect_line("apply --bogus", "U001 at `steptp apply`: unexpected argument(s) --bogus; task is required (see --help)");
   expect_line("cost-model train", "U001 at `steptp cost-model train`: dataset is required (see --help)");
   expect_line("nosuchcommand", "U001 at `steptp nosuchcommand`: unknown command (see `steptp --help`)");
+  // flag values refused by CLI11's validators, and by the command after parsing (cli::usage_error,
+  // EvalUsageError, SearchUsageError)
+  expect_line("eval " + empty + " --policy random --samples 0 --out " + path("e"),
+              "U001 at `steptp eval`: --samples: Value 0 not in range 1 to 1000000 (see --help)");
+  expect_line("eval " + empty + " --policy replay --out " + path("e"),
+              "U001 at `steptp eval`: --policy replay needs --replay FILE");
+  expect_line("generate --timer sometimes --out " + path("g"), "U001 at `steptp generate`: --timer must be real or fixed");
+  expect_line("search --out " + path("s"),
+              "U001 at `steptp search`: give the roots: a dataset directory, --tasks FILE.jsonl or --workloads NAME...");
+  expect_line("lower --target ptx " + ok, "U001 at `steptp lower`: --target: ptx not in {tir,c,cuda} (see --help)");
+  expect_line("lower --target c --no-params " + ok,
+              "U001 at `steptp lower`: --params and --no-params need --check (lowering itself does not use values)");
   // a --workloads selection that matches nothing: one line naming the rejected patterns, no dataset written
   expect_line("generate --workloads NoSuch --workloads Nope* --out " + path("gen-none"),
               "nothing to generate: every selected workload was rejected (NoSuch: unknown_workload; Nope*: "

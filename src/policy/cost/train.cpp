@@ -47,7 +47,8 @@ std::string records_file(const std::string& dataset) {
       throw dataset::DatasetDirError("D002", f, "no records file: not a steptp generate output");
     return f;
   }
-  if (!fs::exists(dataset, ec)) throw dataset::DatasetDirError("D001", dataset, "no such dataset directory or records file");
+  if (!fs::exists(dataset, ec))
+    throw dataset::DatasetDirError("D001", dataset, "no such dataset directory or records file");
   return dataset;
 }
 
