@@ -6,6 +6,7 @@
 // checked).
 #include <iostream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
@@ -46,7 +47,9 @@ int run_check(const CheckOpts& o) {
       any_json = nlohmann::json::accept(std::string_view(all).substr(pos, nl - pos));
       pos = nl + 1;
     }
-    if (!any_json) return fail("LEIR-E101 at " + o.file + ": not JSONL (no line is a JSON value)");
+    if (!any_json)  // the first line's own parse error says where, as `run` and `lower` do for a whole file
+      return fail(fmt::format("LEIR-E101 at {}: not JSONL (no line is a JSON value; line {}: {})", o.file,
+                              tasks.front().line, tasks.front().error.message));
   }
   int failed = 0;
   bool refused = false;  // some line over the input limits: bad input, exit 2

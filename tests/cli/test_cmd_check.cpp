@@ -76,4 +76,9 @@ TEST(CliCheck, UnreadableOrNonJsonFileExitsTwo) {
   EXPECT_EQ(r2.rc, 2) << r2.out;
   EXPECT_NE(r2.out.find("LEIR-E101 at "), std::string::npos) << r2.out;
   EXPECT_NE(r2.out.find("not JSONL"), std::string::npos) << r2.out;
+  // a truncated single-task file: the line's own parse error says where (like `run` on the same file)
+  Result r3 = run("check " + temp_file("truncated.json", "{\"workload\": \"x\", \"leir\": "));
+  EXPECT_EQ(r3.rc, 2) << r3.out;
+  EXPECT_NE(r3.out.find("not JSONL (no line is a JSON value; line 1: malformed JSON: "), std::string::npos) << r3.out;
+  EXPECT_NE(r3.out.find("column 27"), std::string::npos) << r3.out;
 }
