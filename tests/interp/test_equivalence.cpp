@@ -232,8 +232,10 @@ TEST(Equivalence, LiteralDirectedDrawsCombineTwoLiterals) {
   auto m = make_task("L^{4096}_{a=0}[D^{f32,g}_{a}=min(A^{f32,g}_{a}*4.0,101.0);];", k);
   const auto lits = comparison_literals(t.program, m.program);
   int ratios = 0;
-  for (std::uint64_t seed = 0; seed < 3; ++seed)
-    for (double v : make_inputs(m, seed, Distribution::Literal, lits).at("A").data) ratios += v == 25.25;
+  for (std::uint64_t seed = 0; seed < 3; ++seed) {
+    const TensorMap in = make_inputs(m, seed, Distribution::Literal, lits);  // kept alive for the loop
+    for (double v : in.at("A").data) ratios += v == 25.25;
+  }
   EXPECT_GT(ratios, 0);
   EquivOptions lit;
   lit.dists = {Distribution::Literal};
