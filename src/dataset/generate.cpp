@@ -51,15 +51,21 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   std::vector<Unit> units = plan_units(gen, plan_rejects);
   // S1 rejections are input mistakes (a misspelt --workloads name, a malformed --tasks line): say so on stderr
   // (they are also recorded in rejects.jsonl), and refuse to write an empty dataset.
-  // With nothing left the error names the rejections itself (one line, the first three).
+  // With nothing left the error names the rejections itself (one line, the first three); a --workloads name that
+  // matches no catalogue workload leads it with E109 at that name, as `workloads emit` and `search` report it.
   std::vector<std::string> s1;
+  std::string lead;
   for (const auto& r : plan_rejects)
-    if (r.stage == "S1") s1.push_back(r.unit + ": " + r.reason + (r.detail.empty() ? "" : ": " + r.detail));
+    if (r.stage == "S1") {
+      s1.push_back(r.unit + ": " + r.reason + (r.detail.empty() ? "" : ": " + r.detail));
+      if (lead.empty() && r.reason == "unknown_workload" && r.detail.empty())
+        lead = "LEIR-E109 at " + r.unit + ": unknown workload (see `steptp workloads list`); ";
+    }
   if (units.empty() && !s1.empty()) {
     std::string list;
     for (std::size_t i = 0; i < s1.size() && i < 3; ++i) list += (i ? "; " : "") + s1[i];
     if (s1.size() > 3) list += fmt::format("; and {} more", s1.size() - 3);
-    throw std::invalid_argument("nothing to generate: every selected workload was rejected (" + list + ")");
+    throw std::invalid_argument(lead + "nothing to generate: every selected workload was rejected (" + list + ")");
   }
   if (units.empty()) throw std::invalid_argument("nothing to generate: the selection holds no workload unit");
   for (const auto& w : s1) fmt::print(stderr, "steptp generate: warning: {}\n", w);

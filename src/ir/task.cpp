@@ -116,6 +116,12 @@ Task parse_task(std::string_view json_text) {
     task_error("E101", "$", fmt::format("malformed JSON: {}", e.what()));
   }
   if (!j.is_object()) task_error("E101", "$", "a task must be a JSON object");
+  // Several required members missing: name them all in one error, so a hand-written file is fixed in one go.
+  std::string missing;
+  int n_missing = 0;
+  for (const char* key : {"workload", "suite", "known", "leir"})
+    if (!j.contains(key)) missing += fmt::format("{}\"{}\"", n_missing++ ? ", " : "", key);
+  if (n_missing > 1) task_error("E101", "$", "missing members " + missing);
   Task t;
   t.workload = string_member(j, "workload", "");
   t.suite = string_member(j, "suite", "");

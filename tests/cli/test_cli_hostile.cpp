@@ -245,8 +245,8 @@ TEST_F(HostileCli, NotADatasetDirectoryAndUsageErrorsCarryACode) {
               "U001 at `steptp lower`: --params and --no-params need --check (lowering itself does not use values)");
   // a --workloads selection that matches nothing: one line naming the rejected patterns, no dataset written
   expect_line("generate --workloads NoSuch --workloads Nope* --out " + path("gen-none"),
-              "nothing to generate: every selected workload was rejected (NoSuch: unknown_workload; Nope*: "
-              "unknown_workload)");
+              "LEIR-E109 at NoSuch: unknown workload (see `steptp workloads list`); nothing to generate: every "
+              "selected workload was rejected (NoSuch: unknown_workload; Nope*: unknown_workload)");
   EXPECT_FALSE(fs::exists(dir_ / "gen-none" / "manifest.json"));
 }
 

@@ -219,7 +219,15 @@ TEST(Task, ErrorsHaveJsonPaths) {
   const std::string leir = "\"leir\": \"B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx};];\"";
   EXPECT_EQ(code_of("{"), "E101@$");
   EXPECT_EQ(code_of("{\"workload\": \"w\", \"suite\": \"s\", \"known\": [{\"name\": \"C\", \"role\": \"output\", \"dtype\": \"f32\", \"shape\": [4]}]}"), "E101@leir");
-  EXPECT_EQ(code_of("{\"workload\": 3}"), "E101@workload");
+  EXPECT_EQ(code_of("{\"workload\": 3, \"suite\": \"s\", \"known\": [], " + leir + "}"), "E101@workload");
+  // several required members missing: one error at the task naming them all
+  EXPECT_EQ(code_of("{\"workload\": 3}"), "E101@$");
+  try {
+    parse_task("{\"workload\": \"x\", \"leir\": \"(((((\"}");
+    ADD_FAILURE() << "no error";
+  } catch (const LeirError& e) {
+    EXPECT_EQ(e.diag().message, "missing members \"suite\", \"known\"");
+  }
   EXPECT_EQ(code_of("{\"workload\": \"w\", \"suite\": \"s\", \"known\": [{\"name\": \"A\", \"role\": \"weight\", \"dtype\": \"f32\", \"shape\": [4]}], " + leir + "}"), "E102@known[0].role");
   EXPECT_EQ(code_of("{\"workload\": \"w\", \"suite\": \"s\", \"known\": [{\"name\": \"A\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [0]}], " + leir + "}"), "E102@known[0].shape[0]");
   EXPECT_EQ(code_of("{\"workload\": \"w\", \"suite\": \"s\", \"known\": [{\"name\": \"A\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [4]}, {\"name\": \"A\", \"role\": \"output\", \"dtype\": \"f32\", \"shape\": [4]}], " + leir + "}"), "E103@known[1].name");
