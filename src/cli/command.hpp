@@ -33,7 +33,7 @@ int fail(const std::string& msg);
 
 /// A command-line usage error (a flag value or combination the command refuses): fail() with the stable code U001
 /// located at the command, "U001 at `steptp generate`: --timer must be real or fixed", like CLI11's own parse
-/// errors (main.cpp).
+/// errors (main.cpp); an empty `command` is the top level ("U001 at `steptp`: ...").
 int usage_error(const std::string& command, const std::string& msg);
 
 /// fail() with a diagnostic about `file`: "FILE: LEIR-E002 at 65: ...", or the headline alone when the diagnostic

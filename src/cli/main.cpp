@@ -22,7 +22,7 @@ int fail(const std::string& msg) {
 }
 
 int usage_error(const std::string& command, const std::string& msg) {
-  return fail("U001 at `steptp " + command + "`: " + msg);
+  return fail("U001 at `steptp" + (command.empty() ? "" : " " + command) + "`: " + msg);
 }
 
 int fail_in(const std::string& file, const ir::LeirError& e) {
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-') {  // name an unknown command instead of CLI11's "A subcommand is required"
     bool known = false;
     for (auto* sub : app.get_subcommands({})) known |= sub->check_name(argv[1]);
-    if (!known) return fail(std::string("U001 at `steptp ") + argv[1] + "`: unknown command (see `steptp --help`)");
+    if (!known) return usage_error(argv[1], "unknown command (see `steptp --help`)");
   }
   try {
     app.parse(argc, argv);
@@ -60,13 +60,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {  // one line with code U001 and the command as location, like other bad input
-    std::string what = e.what(), where = "steptp";
+    std::string what = e.what(), where;
     CLI::App* deepest = &app;
     for (CLI::App* a = &app; a;) {  // the deepest parsed subcommand, e.g. `steptp cost-model train`
       CLI::App* next = nullptr;
       for (auto* sub : a->get_subcommands({}))
         if (sub->parsed()) next = sub;
-      if (next) where += " " + next->get_name(), deepest = next;
+      if (next) where += (where.empty() ? "" : " ") + next->get_name(), deepest = next;
       a = next;
     }
     // CLI11 checks required options before unexpected ones: name a misspelt flag rather than what it hid.
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     }
     for (auto& ch : what)
       if (ch == '\n') ch = ' ';
-    return fail("U001 at `" + where + "`: " + what + " (see --help)");
+    return usage_error(where, what + " (see --help)");
   }
   try {
     for (auto& [sub, fn] : runs)

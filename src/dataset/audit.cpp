@@ -10,9 +10,9 @@
 
 #include "core/canon.hpp"
 #include "dataset/chat_schema.hpp"
-#include "dataset/dataset_dir.hpp"
 #include "dataset/checker.hpp"
 #include "dataset/config.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "dataset/equiv.hpp"
 #include "dataset/export.hpp"
 #include "core/hash.hpp"

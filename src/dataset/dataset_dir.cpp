@@ -38,9 +38,9 @@ std::string require_file(const std::string& dir, const std::string& rel, const s
   return p;
 }
 
-std::vector<ojson> read_jsonl_lines(const std::string& path, const std::string& what) {
+std::vector<ojson> read_jsonl(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw DatasetDirError("D002", path, what + " is missing or unreadable");
+  if (!in) throw DatasetDirError("D002", path, "missing or unreadable");
   std::vector<ojson> v;
   std::string line;
   for (int no = 1; std::getline(in, line); ++no) {

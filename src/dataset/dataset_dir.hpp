@@ -35,8 +35,8 @@ ojson read_manifest(const std::string& dir);
 /// prompt file").
 std::string require_file(const std::string& dir, const std::string& rel, const std::string& what);
 
-/// Every non-blank line of a JSONL file written by steptp, parsed. Throws D002 when the file cannot be opened
-/// (`what` names it), D003 at path:line for a line that is not JSON.
-std::vector<ojson> read_jsonl_lines(const std::string& path, const std::string& what);
+/// Every non-blank line of a JSONL file written by steptp (archive, rejects, prompts, chat, shard records), parsed.
+/// Throws D002 when the file cannot be opened, D003 at path:line for a line that is not JSON.
+std::vector<ojson> read_jsonl(const std::string& path);
 
 }  // namespace steptp::dataset

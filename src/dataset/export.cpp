@@ -17,23 +17,6 @@ namespace fs = std::filesystem;
 
 namespace steptp::dataset {
 
-std::vector<ojson> read_jsonl(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error("cannot read " + path);
-  std::vector<ojson> out;
-  std::size_t n = 0;
-  for (std::string line; std::getline(f, line);) {
-    ++n;
-    if (line.empty()) continue;
-    try {
-      out.push_back(ojson::parse(line));
-    } catch (const std::exception& e) {
-      throw std::runtime_error(path + ":" + std::to_string(n) + ": malformed JSON");
-    }
-  }
-  return out;
-}
-
 std::string to_jsonl(const std::vector<ojson>& lines) {
   std::string s;
   for (const auto& l : lines) s += dump_py(l) + "\n";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dataset/config.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "dataset/units.hpp"
 
 namespace steptp::dataset {
@@ -31,8 +32,7 @@ ExportInput load_export_input(const std::string& out_dir);
 /// Verifies OUT/manifest.json lists every file with the right SHA-256; returns the problems (empty when fine).
 std::vector<std::string> verify_manifest(const std::string& out_dir);
 
-/// Helpers shared by generate/merge/export: JSONL I/O.
-std::vector<ojson> read_jsonl(const std::string& path);
+/// Helper shared by generate/merge/export: JSONL output (input: read_jsonl in dataset_dir.hpp).
 std::string to_jsonl(const std::vector<ojson>& lines);
 
 }  // namespace steptp::dataset

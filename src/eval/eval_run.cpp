@@ -37,10 +37,6 @@ struct EvalPrompt {
   std::shared_ptr<TaskContext> ctx;
 };
 
-std::vector<ojson> read_lines(const std::string& path, const char* what) {
-  return dataset::read_jsonl_lines(path, std::string("the ") + what);
-}
-
 /// The dataset side of an eval: manifest, prompts of the split and their tasks.
 struct Dataset {
   ojson manifest;
@@ -53,11 +49,11 @@ Dataset load_dataset(const std::string& dir, const std::string& split, int only_
   d.manifest = dataset::read_manifest(dir);
   const std::string ppath = dataset::require_file(dir, "eval/" + split + ".prompts.jsonl",
                                                   "the " + split + " split's prompt file");
-  auto lines = read_lines(ppath, "prompt file");
+  auto lines = dataset::read_jsonl(ppath);
   if (lines.empty())
     throw dataset::DatasetDirError("D002", ppath, "empty prompt file (the " + split + " split has no tasks)");
   std::map<std::string, std::shared_ptr<TaskContext>> tasks;
-  for (const auto& rec : read_lines(dir + "/archive/" + split + ".jsonl", "archive file")) {
+  for (const auto& rec : dataset::read_jsonl(dir + "/archive/" + split + ".jsonl")) {
     std::string tid = rec.value("task_id", "");
     if (tid.empty() || tasks.count(tid)) continue;
     try {
@@ -441,13 +437,13 @@ std::vector<ojson> gold_replay(const std::string& data_dir, const std::string& s
   Dataset ds = load_dataset(data_dir, split);
   // user message -> assistant messages, in chat file order
   std::map<std::string, std::vector<std::string>> by_user;
-  for (const auto& l : read_lines(data_dir + "/chat/" + split + ".jsonl", "chat file")) {
+  for (const auto& l : dataset::read_jsonl(data_dir + "/chat/" + split + ".jsonl")) {
     const auto& m = l.at("messages");
     by_user[m.at(1).at("content").get<std::string>()].push_back(m.at(2).at("content").get<std::string>());
   }
   // task id -> records (archive order)
   std::map<std::string, std::vector<ojson>> by_task;
-  for (const auto& rec : read_lines(data_dir + "/archive/" + split + ".jsonl", "archive file"))
+  for (const auto& rec : dataset::read_jsonl(data_dir + "/archive/" + split + ".jsonl"))
     by_task[rec.value("task_id", "")].push_back(rec);
   std::vector<ojson> out;
   for (const auto& p : ds.prompts) {

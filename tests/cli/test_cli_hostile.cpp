@@ -213,7 +213,7 @@ TEST_F(HostileCli, NotADatasetDirectoryAndUsageErrorsCarryACode) {
   expect_line("audit " + empty, "D001 at " + empty + ": " + not_ds);
   expect_line("merge --out " + path("m") + " " + empty, "D004 at " + empty + ": shard is incomplete (no manifest.json)");
   expect_line("cost-model train " + empty + " -o " + path("cm.json"),
-              "D002 at " + empty + "/archive/all.jsonl: no records file: not a steptp generate output");
+              "D002 at " + empty + "/archive/all.jsonl: the records file of a steptp generate output is missing");
   expect_line("report " + empty + " -o " + path("r.html"),
               "D005 at " + empty + ": not a steptp dataset, eval or search directory (expected manifest.json + "
               "stats.json, or summary.json of steptp eval or steptp search)");

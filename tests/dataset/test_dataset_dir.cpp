@@ -56,14 +56,14 @@ TEST(DatasetDir, FilesAndLinesAreLocated) {
   EXPECT_EQ(std::string(e.what()), "D002 at " + d + "/eval/val.prompts.jsonl: the val split's prompt file is missing");
   std::ofstream(d + "/a.jsonl") << "{\"x\": 1}\n\n  \n{\"x\": 2}\n{\"x\": \n";
   EXPECT_EQ(require_file(d, "a.jsonl", "records"), d + "/a.jsonl");
-  e = thrown([&] { read_jsonl_lines(d + "/a.jsonl", "the records"); });
+  e = thrown([&] { read_jsonl(d + "/a.jsonl"); });
   EXPECT_EQ(e.code(), "D003");
   EXPECT_EQ(e.location(), d + "/a.jsonl:5");  // blank lines count in the line number
   std::ofstream(d + "/b.jsonl") << "{\"x\": 1}\n\n{\"x\": 2}\n";
-  const auto v = read_jsonl_lines(d + "/b.jsonl", "the records");
+  const auto v = read_jsonl(d + "/b.jsonl");
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[1].value("x", 0), 2);
-  EXPECT_EQ(thrown([&] { read_jsonl_lines(d + "/none.jsonl", "the records"); }).code(), "D002");
+  EXPECT_EQ(thrown([&] { read_jsonl(d + "/none.jsonl"); }).code(), "D002");
   fs::remove_all(d);
 }
 

@@ -41,12 +41,8 @@ double median(std::vector<double> v) {
 std::string records_file(const std::string& dataset) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(dataset, ec)) {
-    const std::string f = (fs::path(dataset) / "archive" / "all.jsonl").string();
-    if (!fs::exists(f, ec))
-      throw dataset::DatasetDirError("D002", f, "no records file: not a steptp generate output");
-    return f;
-  }
+  if (fs::is_directory(dataset, ec))
+    return dataset::require_file(dataset, "archive/all.jsonl", "the records file of a steptp generate output");
   if (!fs::exists(dataset, ec))
     throw dataset::DatasetDirError("D001", dataset, "no such dataset directory or records file");
   return dataset;
