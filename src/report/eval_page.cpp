@@ -12,11 +12,6 @@ namespace {
 
 constexpr const char* kGates[] = {"parsed", "differs", "valid", "equivalent", "faster"};
 
-const ojson& field(const ojson& j, const char* k) {
-  static const ojson null_value;
-  return j.is_object() && j.contains(k) ? j[k] : null_value;
-}
-
 std::string gate_table(const ojson& block) {
   std::vector<std::vector<std::string>> rows;
   for (const char* g : kGates)
@@ -28,7 +23,6 @@ std::string gate_table(const ojson& block) {
 }
 
 /// A value as a gnuplot number: rates of null give 0 (drawn as an empty bar; the tables say n/a).
-std::string gp_num(const ojson& v) { return v.is_number() ? fmt::format("{:.6g}", v.get<double>()) : "0"; }
 
 }  // namespace
 
@@ -48,8 +42,8 @@ std::string eval_section(const std::string& dir, Plotter& plot) {
   h += gate_table(single);
   std::vector<std::vector<std::string>> g;
   for (const char* gate : kGates)
-    g.push_back({gate, gp_num(field(field(single, "cumulative_rate"), gate)),
-                 gp_num(field(field(single, "conditional_rate"), gate))});
+    g.push_back({gate, gp_number(field(field(single, "cumulative_rate"), gate), "0"),
+                 gp_number(field(field(single, "conditional_rate"), gate), "0")});
   h += plot.svg("eval-funnel", "Share of answers passing each gate (cumulative) and given the previous gate (conditional)",
                 datablock("g", g) +
                     "set style data histogram\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
@@ -81,7 +75,7 @@ std::string eval_section(const std::string& dir, Plotter& plot) {
     std::vector<std::string> drow{gp_str(n)};
     for (const char* gate : kGates) {
       row.push_back(fmt::format("{} ({})", num(field(field(b, "counts"), gate)), pct(field(field(b, "cumulative_rate"), gate))));
-      drow.push_back(gp_num(field(field(b, "cumulative_rate"), gate)));
+      drow.push_back(gp_number(field(field(b, "cumulative_rate"), gate), "0"));
     }
     rows.push_back(std::move(row));
     data.push_back(std::move(drow));

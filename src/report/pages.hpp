@@ -24,6 +24,12 @@ std::vector<ojson> read_jsonl_if_present(const std::string& path);
 /// A JSON file, parsed. Throws std::invalid_argument naming the file when it is missing or not JSON.
 ojson read_json(const std::string& path);
 
+/// j[k] when j is an object holding k, else a null value; never throws.
+const ojson& field(const ojson& j, const char* k);
+
+/// A number as a gnuplot data cell ("{:.6g}"), or `missing` when v is not a number.
+std::string gp_number(const ojson& v, const char* missing);
+
 /// The dataset section: funnel, records per strategy (all 43) and family, speedups per strategy, noisy share,
 /// token lengths, splits, the shortcut-baseline audit and sample records with before/after LEIR.
 std::string dataset_section(const std::string& dir, Plotter& plot);

@@ -20,6 +20,15 @@ std::vector<ojson> read_jsonl_if_present(const std::string& path) {
   return dataset::read_jsonl(path);
 }
 
+const ojson& field(const ojson& j, const char* k) {
+  static const ojson null_value;
+  return j.is_object() && j.contains(k) ? j[k] : null_value;
+}
+
+std::string gp_number(const ojson& v, const char* missing) {
+  return v.is_number() ? fmt::format("{:.6g}", v.get<double>()) : missing;
+}
+
 ojson read_json(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw std::invalid_argument(path + ": cannot read");

@@ -8,16 +8,10 @@
 namespace steptp::report {
 namespace {
 
-const ojson& field(const ojson& j, const char* k) {
-  static const ojson null_value;
-  return j.is_object() && j.contains(k) ? j[k] : null_value;
-}
-
 std::string ms(const ojson& ns) {
   return ns.is_number() ? fmt::format("{:.4g} ms", ns.get<double>() / 1e6) : "–";
 }
 
-std::string gp_num(const ojson& v) { return v.is_number() ? fmt::format("{:.6g}", v.get<double>()) : "NaN"; }
 
 /// The best path of one task as an ordered list of steps.
 std::string path_list(const ojson& result) {
@@ -56,7 +50,7 @@ std::string fast_p_plot(const std::vector<const SearchRun*>& runs, const std::st
       std::vector<std::string> row{esc(label), base};
       for (const char* p : {"0", "1.0", "1.5", "2.0", "3.0"}) {
         if (!field(b, p).is_number()) continue;
-        pts.push_back({p, gp_num(b[p])});
+        pts.push_back({p, gp_number(b[p], "NaN")});
         row.push_back(pct(b[p]));
       }
       if (pts.empty()) continue;
@@ -108,8 +102,8 @@ std::string search_section(const SearchRun& run, Plotter& plot) {
     for (const char* k : {"speedup", "speedup_vs_baseline"})
       if (field(res, k).is_number()) all.push_back(res[k].get<double>());
     if (r.value("status", "") == "ok")
-      data.push_back({gp_str(wl), res.is_object() ? gp_num(field(res, "speedup")) : "1",
-                      gp_num(field(res, "speedup_vs_baseline"))});
+      data.push_back({gp_str(wl), res.is_object() ? gp_number(field(res, "speedup"), "NaN") : "1",
+                      gp_number(field(res, "speedup_vs_baseline"), "NaN")});
     paths.push_back({esc(wl), num(field(res, "speedup")), path_list(res)});
   }
   h += "<h3>Per-task speedup over the naive lowering and over the library baseline</h3>\n";
