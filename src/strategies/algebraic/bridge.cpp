@@ -44,9 +44,18 @@ std::optional<numeric> literal_exponent(const ir::Expr& e) {
   }
 }
 
+/// Integer arithmetic that wraps modulo 2^bits in a way the value's later conversion exposes: unsigned types and
+/// signed types narrower than 64 bits (LEIR.md §8.2). GiNaC computes in the rationals, so distributing or
+/// collecting across such a node changes the program: `(1-E)*C` with E u16 wraps 1-E before the product, while
+/// `C-E*C` never wraps (fuzz seed 90230, expand_collect). i64 is kept algebraic: its wrap needs |values| >= 2^63.
+bool wrapping_int(const ir::Expr& e) {
+  return e.ty != ir::DType::Invalid && ir::is_int(e.ty) && (!ir::is_signed_int(e.ty) || ir::dtype_bits(e.ty) < 64);
+}
+
 /// Nodes the conversion keeps whole (opaque symbols).
 bool is_opaque_node(const ir::Expr& e) {
   using K = ir::ExprKind;
+  if ((e.kind == K::Binary || e.kind == K::Neg) && wrapping_int(e)) return true;
   switch (e.kind) {
     case K::Inf:
     case K::Compare: return true;
