@@ -1,5 +1,7 @@
 // Interpreter and equivalence-check throughput (issue #2 items 6-7).
-//  * BM_Matmul256: the 256^3 matmul task, one run (16.7M statement executions); goal >= 30M statements/s.
+//  * BM_Matmul256: the 256^3 matmul task, one run (16.7M statement executions); goal >= 30M statements/s; typed and
+//    untyped, batched (the default) and one iteration at a time (RunOptions::batched = false, the anchor).
+//  * BM_GuardedCumsum: a reduction under an if_then_else guard, batched and not.
 //  * BM_EquivSoftmax64: check_equivalence of a 64x64 softmax against a reassociated candidate (3 seeds x {N,U},
 //    both tasks compiled and run); goal <= 5 ms.
 #include <benchmark/benchmark.h>
@@ -37,11 +39,31 @@ void BM_Matmul256(benchmark::State& st) {
   const bool typed = st.range(0) != 0;
   interp::RunOptions ro;
   ro.typed = typed;
+  ro.batched = st.range(1) != 0;
   for (auto _ : st) benchmark::DoNotOptimize(in.run(inputs, ro));
   st.counters["stmts/s"] = benchmark::Counter(static_cast<double>(in.last_steps()) * st.iterations(),
                                               benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Matmul256)->Arg(0)->Arg(1)->ArgName("typed")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Matmul256)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"typed", "batched"})
+    ->Unit(benchmark::kMillisecond);
+
+/// A guarded reduction (the shape of the default dataset's cumsum workloads, the eval's largest interpreter cost):
+/// H[tx,a] = Σ_{c<=a} G[tx,c], 64 × 512 × 512 = 16.8M statement executions, scalar (the anchor) and batched.
+void BM_GuardedCumsum(benchmark::State& st) {
+  const auto t = task("B^{64}_{tx=0}L^{512}_{a=0}L^{512}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+"
+                      "if_then_else(c<=a,A^{f32,g}_{tx,c},0);];",
+                      {kb("A", ir::Role::Input, {64, 512}), kb("D", ir::Role::Output, {64, 512})});
+  interp::Interpreter in(t);
+  const auto inputs = interp::make_inputs(in, 0, interp::Distribution::Normal);
+  interp::RunOptions ro;
+  ro.batched = st.range(0) != 0;
+  for (auto _ : st) benchmark::DoNotOptimize(in.run(inputs, ro));
+  st.counters["stmts/s"] = benchmark::Counter(static_cast<double>(in.last_steps()) * st.iterations(),
+                                              benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_GuardedCumsum)->Arg(0)->Arg(1)->ArgName("batched")->Unit(benchmark::kMillisecond);
 
 const char* kSoftmax =
     "B^{64}_{tx=0}L^{64}_{a=0}[M^{f32,g}_{tx}=max(M^{f32,g}_{tx},A^{f32,g}_{tx,a});];"

@@ -1,4 +1,4 @@
-// `steptp run TASK.json [--seed S] [--dist N|U|W|K] [--typed] [--checked]`: runs a task in the reference interpreter
+// `steptp run TASK.json [--seed S] [--dist N|U|W|K] [--typed] [--checked] [--no-batch]`: runs a task in the reference interpreter
 // (LEIR.md §8) on the §11 inputs (param/constant buffers with stored values in TASK.params.bin keep them) and prints, per output, its shape, checksum (sum), min and max, then the number
 // of statement executions and the run time (wall clock and process CPU time, seconds). Exit 0 ok, 1 runtime error (E3xx), 2 bad input
 // (including E309/E310: a work or memory estimate over --max-steps/--max-memory).
@@ -25,6 +25,7 @@ struct RunArgs {
   std::string dist = "N";
   bool typed = false;
   bool checked = false;
+  bool no_batch = false;
   WorkBudget budget;
   TaskParams params;
 };
@@ -76,6 +77,7 @@ int run_cmd(const RunArgs& a) {
     interp::RunOptions ro;
     ro.typed = a.typed;
     ro.checked = a.checked;
+    ro.batched = !a.no_batch;
     ro.max_steps = a.budget.max_steps;
     ro.progress = make_progress("run", ir::statement_executions(task.program), ro.progress_every);
     const auto t0 = std::chrono::steady_clock::now();
@@ -125,6 +127,9 @@ const CommandRegistrar reg("20-run", [](CLI::App& app) -> RunFn {
       ->capture_default_str();
   sub->add_flag("--typed", args->typed, "exact §8.2 precision (f32/f16/bf16 rounding) instead of f64");
   sub->add_flag("--checked", args->checked, "also check parallel-loop conflicts and s/l confinement (E306, E307)");
+  sub->add_flag("--no-batch", args->no_batch,
+                "run every statement one iteration at a time (slower; the reference the default batched execution "
+                "of innermost loops is tested against: same outputs bit for bit, same errors)");
   args->budget.add_options(sub);
   args->params.add_options(sub);
   return [args] { return run_cmd(*args); };

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "cli/command.hpp"
+#include "core/allocator.hpp"
 
 namespace steptp::cli {
 
@@ -34,6 +35,7 @@ int fail_in(const std::string& file, const ir::LeirError& e) {
 
 int main(int argc, char** argv) {
   using namespace steptp::cli;
+  steptp::core::keep_freed_memory();
   CLI::App app{"steptp: step-level tensor-program optimisation data (Step-TP) on the LEIR loop IR"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "steptp 0.1.0");

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "interp/compile.hpp"
-#include "interp/nodes.hpp"
+#include "interp/stmt_nodes.hpp"
 
 namespace steptp::interp::detail {
 

@@ -2,6 +2,7 @@
 // decisions, constant folding and subscript strength reduction happen here, once; run() does no string work.
 #include "interp/compile.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <optional>
@@ -11,6 +12,12 @@
 
 namespace steptp::interp::detail {
 namespace {
+
+/// Nests whose batchable innermost loops cover fewer iterations than this run in scalar order (a batch's fixed
+/// cost would not pay off).
+constexpr std::int64_t kMinBatchLanes = 2;
+/// Loops are spanned outwards only while the spanned ones cover fewer iterations than this (a batch's lanes).
+constexpr std::int64_t kSpanMoreBelow = kBatch;
 
 using ir::DType;
 using ir::Expr;
@@ -32,49 +39,69 @@ IntType int_type(DType t) {
   return it;
 }
 
-/// Affine form c0 + Σ c·v of an integer subscript expression (§7.2), or nullopt.
-struct AffForm {
-  std::int64_t c0 = 0;
-  std::map<std::string, std::int64_t> terms;
+/// Affine form c0 + Σ k·v of an integer expression in wrapping (mod 2^64) arithmetic, exactly as the i64 nodes
+/// compute it: IntLit, Var, Group, Neg and +, -, * with a constant side; nullopt otherwise. Keys are variable names.
+/// `i64_only`: every node must also be typed i64 (a narrower or unsigned subexpression wraps differently; literals
+/// and variables are i64 unless annotated otherwise).
+template <class T>
+struct AffineForm {
+  T c0 = 0;
+  std::map<std::string, T> terms;
   bool constant() const {
     for (auto& [v, k] : terms)
       if (k != 0) return false;
     return true;
   }
 };
-std::optional<AffForm> affine_of(const Expr& e) {
+using WrapForm = AffineForm<std::uint64_t>;
+std::optional<WrapForm> wrapping_affine(const Expr& e, bool i64_only) {
+  if (i64_only) {
+    const bool leaf = e.kind == ExprKind::IntLit || e.kind == ExprKind::Var || e.kind == ExprKind::Group;
+    if (e.ty != DType::I64 && !(leaf && e.ty == DType::Invalid)) return std::nullopt;
+  }
   switch (e.kind) {
-    case ExprKind::IntLit: { AffForm a; a.c0 = e.ival; return a; }
-    case ExprKind::Var: { AffForm a; a.terms[e.text] = 1; return a; }
-    case ExprKind::Group: return affine_of(e.args[0]);
+    case ExprKind::IntLit: { WrapForm a; a.c0 = static_cast<std::uint64_t>(e.ival); return a; }
+    case ExprKind::Var: { WrapForm a; a.terms[e.text] = 1; return a; }
+    case ExprKind::Group: return wrapping_affine(e.args[0], i64_only);
     case ExprKind::Neg: {
-      auto a = affine_of(e.args[0]);
+      auto a = wrapping_affine(e.args[0], i64_only);
       if (!a) return a;
-      a->c0 = -a->c0;
-      for (auto& [v, k] : a->terms) k = -k;
+      a->c0 = 0 - a->c0;
+      for (auto& [v, k] : a->terms) k = 0 - k;
       return a;
     }
     case ExprKind::Binary: {
       if (e.bop != ir::BinOp::Add && e.bop != ir::BinOp::Sub && e.bop != ir::BinOp::Mul) return std::nullopt;
-      auto a = affine_of(e.args[0]);
+      auto a = wrapping_affine(e.args[0], i64_only);
       if (!a) return a;
-      auto b = affine_of(e.args[1]);
+      auto b = wrapping_affine(e.args[1], i64_only);
       if (!b) return b;
       if (e.bop == ir::BinOp::Mul) {
         if (!a->constant() && !b->constant()) return std::nullopt;
         if (a->constant()) std::swap(a, b);
-        const std::int64_t k = b->c0;
+        const std::uint64_t k = b->c0;
         a->c0 *= k;
         for (auto& [v, c] : a->terms) c *= k;
         return a;
       }
-      const std::int64_t s = e.bop == ir::BinOp::Add ? 1 : -1;
-      a->c0 += s * b->c0;
-      for (auto& [v, c] : b->terms) a->terms[v] += s * c;
+      const bool add = e.bop == ir::BinOp::Add;
+      a->c0 = add ? a->c0 + b->c0 : a->c0 - b->c0;
+      for (auto& [v, c] : b->terms) a->terms[v] = add ? a->terms[v] + c : a->terms[v] - c;
       return a;
     }
     default: return std::nullopt;
   }
+}
+
+/// Affine form c0 + Σ c·v of an integer subscript expression (§7.2), or nullopt: the wrapping form read as signed.
+using AffForm = AffineForm<std::int64_t>;
+std::optional<AffForm> affine_of(const Expr& e) {
+  auto w = wrapping_affine(e, false);
+  if (!w) return std::nullopt;
+  AffForm a;
+  a.c0 = static_cast<std::int64_t>(w->c0);
+  for (auto& [v, k] : w->terms) a.terms[v] = static_cast<std::int64_t>(k);
+  return a;
 }
 
 bool has_ref(const Expr& e) {
@@ -268,11 +295,25 @@ class Compiler {
         if (ir::is_float(t)) return fnode(std::make_unique<UnF<fop::Neg>>(as_f(std::move(a), t), prec(t)), t);
         return inode(std::make_unique<NegI>(as_i(std::move(a), t), int_type(t)), t);
       }
-      case ExprKind::Binary: return binary(e, t, guarded);
+      case ExprKind::Binary:
+        if (t == DType::I64) {
+          if (auto a = wrapping_affine(e, true); a && !a->constant()) return affine_int(*a);
+        }
+        return binary(e, t, guarded);
       case ExprKind::Call: return call(e, t, guarded);
       case ExprKind::Compare: return compare(e, guarded);
     }
     throw ir::LeirError("E002", "unknown expression kind");
+  }
+
+  /// One AffI node for an i64 expression affine in loop variables (the tree of BinI nodes it replaces computes the
+  /// same wrapped value).
+  CE affine_int(const WrapForm& a) {
+    auto n = std::make_unique<AffI>();
+    n->c = a.c0;
+    for (const auto& [v, k] : a.terms)
+      if (k != 0) n->terms.emplace_back(slot(v), k);
+    return inode(std::move(n), DType::I64);
   }
 
   template <class Op>
@@ -419,9 +460,44 @@ class Compiler {
     r.shape = d.shape;
     r.strides = d.strides;
     r.offset = e.offset;
+    bool affine = true;
     for (const auto& x : e.args) {
       r.check_dim.push_back(write || guarded || has_ref(x));
       r.entries.push_back(as_i(compile(x, guarded), DType::I64));
+      auto a = affine_of(x);
+      if (!a || a->terms.size() > static_cast<std::size_t>(Affine::kMax)) {
+        affine = false;
+        continue;
+      }
+      Affine f;
+      f.c = a->c0;
+      for (auto& [v, k] : a->terms) {
+        if (k == 0) continue;
+        f.slot[f.n] = slot(v);
+        f.k[f.n] = k;
+        ++f.n;
+      }
+      r.entry_aff.push_back(f);
+    }
+    if (!affine) r.entry_aff.clear();
+    if (affine) {
+      std::map<int, std::int64_t> coef;  // flat offset: Σ stride_k * entry_k
+      std::int64_t c0 = 0;
+      for (std::size_t k = 0; k < r.entry_aff.size(); ++k) {
+        c0 += r.entry_aff[k].c * d.strides[k];
+        for (int j = 0; j < r.entry_aff[k].n; ++j) coef[r.entry_aff[k].slot[j]] += r.entry_aff[k].k[j] * d.strides[k];
+      }
+      r.flat_aff.c = c0;
+      for (auto& [sl, k] : coef) {
+        if (k == 0) continue;
+        if (r.flat_aff.n == Affine::kMax) {
+          r.entry_aff.clear();
+          break;
+        }
+        r.flat_aff.slot[r.flat_aff.n] = sl;
+        r.flat_aff.k[r.flat_aff.n] = k;
+        ++r.flat_aff.n;
+      }
     }
     if (checked_ && !write && d.scope != ir::Scope::Global) {
       ScopedRead s;
@@ -503,6 +579,99 @@ class Compiler {
     return n;
   }
 
+  /// Decides whether statement `s` (compiled as `n`), the only item of a nest with loops `loops`, may run batched
+  /// (nodes.hpp, Batch), and over how many innermost loops; returns that count (0: scalar only).
+  ///  - Map when the target's offset is injective over the spanned loops (each coefficient larger than the span of
+  ///    the smaller ones, so lanes write distinct elements), none of them is a reduction loop, and every read of the
+  ///    target in the rhs is at exactly the target's offset (so no lane reads another lane's write);
+  ///  - Fold when the offset does not depend on the spanned loops (all reduction loops if there is an initialiser),
+  ///    the rhs is op(target, g) or op(g, target) for a float op of the untyped path with the target at exactly its
+  ///    offset, and g does not read the target.
+  /// Loops are spanned outwards while the lanes they cover stay under kSpanMoreBelow. Integer targets, generic targets and
+  /// other reads of the target stay scalar.
+  int plan_batch(StmtNode& n, const ir::Stmt& s, const std::vector<LoopDesc>& loops) {
+    if (!n.is_float || !n.lhs_affine || loops.empty()) return 0;
+    const BufDesc& d = out_->bufs[n.buf];
+    auto same = [&](const Affine& a) {
+      const Affine& l = n.lhs_aff;
+      if (a.c != l.c || a.n != l.n) return false;
+      for (int j = 0; j < a.n; ++j)
+        if (a.slot[j] != l.slot[j] || a.k[j] != l.k[j]) return false;
+      return true;
+    };
+    std::vector<const Expr*> reads;  // reads of the target in the rhs
+    std::size_t nodes = 0;
+    ir::visit_expr(s.rhs, [&](const Expr& x) {
+      ++nodes;
+      if (x.kind == ExprKind::Ref && x.text == s.lhs.text) reads.push_back(&x);
+    });
+    auto coef = [&](const LoopDesc& L) { return affine_coefficient(n.lhs_aff, L.slot); };
+    auto reduction = [&](const LoopDesc& L) {
+      return std::find(n.red_slots.begin(), n.red_slots.end(), L.slot) != n.red_slots.end();
+    };
+    const bool map = coef(loops.back()) != 0;
+    if (map) {
+      for (const Expr* r : reads) {
+        auto a = fuse(*r, d);
+        if (!a || !same(*a)) return 0;
+      }
+    } else {
+      if (typed_ || reads.size() != 1) return 0;
+      const Expr* top = &s.rhs;
+      while (top->kind == ExprKind::Group) top = &top->args[0];
+      const bool binop = top->kind == ExprKind::Binary || (top->kind == ExprKind::Call &&
+                                                           (top->fn == ir::Func::Max || top->fn == ir::Func::Min));
+      auto* bin = dynamic_cast<BinF64Base*>(n.rf.get());
+      if (!binop || top->args.size() != 2 || !bin || bin->op == FoldOp::Other) return 0;
+      auto is_target = [&](const Expr* e) {
+        while (e->kind == ExprKind::Group) e = &e->args[0];
+        if (e != reads[0]) return false;
+        auto a = fuse(*e, d);
+        return a && same(*a);
+      };
+      const bool left = is_target(&top->args[0]);
+      if (!left && !is_target(&top->args[1])) return 0;
+      n.fold_g = left ? bin->b.get() : bin->a.get();
+      n.fold_op = bin->op;
+      n.fold_target_left = left;
+    }
+    // span loops outwards from the innermost one while they are short (kSpanMoreBelow): Map spans loops that move
+    // the target, Fold loops that keep it fixed. (A Fold over segments, spanning moving loops outside the reduction
+    // ones too, was tried and measured slower: its per-lane segment tests cost more than the batches it saves.)
+    int m = 0;
+    std::int64_t lanes = 1;
+    std::vector<std::pair<std::int64_t, std::int64_t>> spanned;  // loops that move the target: (|coefficient|, extent)
+    auto injective_with = [&](std::int64_t k, std::int64_t ext) {
+      auto v = spanned;
+      v.emplace_back(k < 0 ? -k : k, ext);
+      std::sort(v.begin(), v.end());
+      std::int64_t span = 0;  // the largest offset difference over the smaller coefficients' loops
+      for (auto [ak, e] : v) {
+        if (ak <= span) return false;
+        span += ak * (e - 1);
+      }
+      return true;
+    };
+    while (m < kMaxCollapse && m < static_cast<int>(loops.size()) && lanes < kSpanMoreBelow) {
+      const LoopDesc& L = loops[loops.size() - 1 - static_cast<std::size_t>(m)];
+      const std::int64_t k = coef(L);
+      if (map) {
+        if (k == 0 || reduction(L) || !injective_with(k, L.extent)) break;
+        spanned.emplace_back(k < 0 ? -k : k, L.extent);
+      } else {
+        if (k != 0 || (n.has_init && !reduction(L))) break;
+      }
+      lanes *= L.extent;
+      ++m;
+    }
+    if (m == 0 || lanes < kMinBatchLanes) return 0;
+    n.batch = map ? StmtNode::BatchMode::Map : StmtNode::BatchMode::Fold;
+    // each compiled node holds at most two temporaries per domain; conversions add at most two nodes per rhs node;
+    // the driver holds the lanes' loop values and target offsets
+    out_->batch_temps = std::max(out_->batch_temps, static_cast<int>(6 * nodes + kMaxCollapse + 8));
+    return m;
+  }
+
   std::unique_ptr<NestNode> nest(const ir::Nest& n) {
     auto out = std::make_unique<NestNode>();
     const std::size_t scope_mark = scope_.size(), axes_mark = b_axes_.size();
@@ -522,6 +691,11 @@ class Compiler {
     for (const auto& it : n.body) {
       if (it.is_stmt()) out->body.push_back(stmt(it.stmt()));
       else out->body.push_back(nest(it.nest()));
+    }
+    if (!checked_ && n.body.size() == 1 && n.body[0].is_stmt()) {
+      auto* s = static_cast<StmtNode*>(out->body[0].get());
+      out->batch_loops = plan_batch(*s, n.body[0].stmt(), out->loops);
+      if (out->batch_loops) out->batched = s;
     }
     scope_.resize(scope_mark);
     b_axes_.resize(axes_mark);

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "interp/nodes.hpp"
+#include "interp/stmt_nodes.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
 
@@ -22,6 +22,7 @@ struct Compiled {
   std::vector<std::unique_ptr<NestNode>> nests;
   int nslots = 0;
   std::vector<ScopedRead> scoped;
+  int batch_temps = 0;  // batch temporaries (kBatch values each, per domain) a run must provide
 };
 
 /// Compiles `t` (already annotated by ir::validate_or_throw; `a` its analysis). `typed`: LEIR.md §8.2 precision;

@@ -173,42 +173,42 @@ void StmtNode::exec_generic(Ctx& c) const {
   s.init[o] = 1;
 }
 
+double CmpChain::as_double(std::size_t k, double d, std::int64_t i, Prec p) const {
+  if (ops[k].f) return round_to(d, p);
+  return round_to(ops[k].ty == ir::DType::U64 ? static_cast<double>(static_cast<std::uint64_t>(i)) : static_cast<double>(i), p);
+}
+
+bool CmpChain::holds(std::size_t k, double ld, std::int64_t li, double rd, std::int64_t ri) const {
+  const CmpPair& p = pairs[k];
+  auto apply = [&](auto a, auto b) {
+    switch (p.op) {
+      case ir::CmpOp::Lt: return a < b;
+      case ir::CmpOp::Le: return a <= b;
+      case ir::CmpOp::Gt: return a > b;
+      case ir::CmpOp::Ge: return a >= b;
+      case ir::CmpOp::Eq: return a == b;
+      case ir::CmpOp::Ne: return a != b;
+    }
+    return false;
+  };
+  if (p.kind == CmpPair::Float) return apply(as_double(k, ld, li, p.p), as_double(k + 1, rd, ri, p.p));
+  if (p.kind == CmpPair::Unsigned) return apply(static_cast<std::uint64_t>(li), static_cast<std::uint64_t>(ri));
+  return apply(li, ri);
+}
+
 std::int64_t CmpChain::i(Ctx& c) const {
-  struct Raw { double d; std::int64_t i; };
-  auto eval = [&](std::size_t k) {
-    Raw r{0, 0};
-    if (ops[k].f) r.d = ops[k].f->f(c);
-    else r.i = ops[k].i->i(c);
-    return r;
+  auto eval = [&](std::size_t k, double& d, std::int64_t& i) {
+    if (ops[k].f) d = ops[k].f->f(c);
+    else i = ops[k].i->i(c);
   };
-  auto as_double = [&](std::size_t k, const Raw& r, Prec p) {
-    if (ops[k].f) return round_to(r.d, p);
-    const double d = ops[k].ty == ir::DType::U64 ? static_cast<double>(static_cast<std::uint64_t>(r.i))
-                                                 : static_cast<double>(r.i);
-    return round_to(d, p);
-  };
-  Raw left = eval(0);
+  double ld = 0, rd = 0;
+  std::int64_t li = 0, ri = 0;
+  eval(0, ld, li);
   for (std::size_t k = 0; k < pairs.size(); ++k) {
-    const Raw right = eval(k + 1);
-    const CmpPair& p = pairs[k];
-    bool ok = false;
-    auto apply = [&](auto a, auto b) {
-      switch (p.op) {
-        case ir::CmpOp::Lt: return a < b;
-        case ir::CmpOp::Le: return a <= b;
-        case ir::CmpOp::Gt: return a > b;
-        case ir::CmpOp::Ge: return a >= b;
-        case ir::CmpOp::Eq: return a == b;
-        case ir::CmpOp::Ne: return a != b;
-      }
-      return false;
-    };
-    if (p.kind == CmpPair::Float) ok = apply(as_double(k, left, p.p), as_double(k + 1, right, p.p));
-    else if (p.kind == CmpPair::Unsigned)
-      ok = apply(static_cast<std::uint64_t>(left.i), static_cast<std::uint64_t>(right.i));
-    else ok = apply(left.i, right.i);
-    if (!ok) return 0;
-    left = right;
+    eval(k + 1, rd, ri);
+    if (!holds(k, ld, li, rd, ri)) return 0;
+    ld = rd;
+    li = ri;
   }
   return 1;
 }
@@ -222,6 +222,7 @@ struct Interpreter::Impl {
   mutable std::mutex mu;
   mutable std::array<std::unique_ptr<detail::Compiled>, 4> variants;
   mutable std::atomic<std::uint64_t> steps{0};
+  mutable std::atomic<std::uint64_t> batched_steps{0};
 
   const detail::Compiled& variant(bool typed, bool checked) const {
     std::lock_guard<std::mutex> lock(mu);
@@ -277,6 +278,7 @@ Interpreter::~Interpreter() = default;
 Interpreter::Interpreter(Interpreter&&) noexcept = default;
 
 std::uint64_t Interpreter::last_steps() const { return impl_->steps.load(); }
+std::uint64_t Interpreter::last_batched_steps() const { return impl_->batched_steps.load(); }
 const ir::Task& Interpreter::task() const { return impl_->task; }
 const ir::Analysis& Interpreter::analysis() const { return impl_->analysis; }
 
@@ -287,6 +289,8 @@ TensorMap Interpreter::run(const TensorMap& inputs, const RunOptions& opt) const
   std::vector<std::vector<double>> fst(nb);
   std::vector<std::vector<std::int64_t>> ist(nb);
   std::vector<std::vector<std::uint8_t>> ini(nb);
+  std::vector<std::unique_ptr<double[]>> fraw(nb);  // intermediates, not zeroed
+  std::vector<std::unique_ptr<std::int64_t[]>> iraw(nb);
   std::vector<BufState> st(nb);
   Ctx c;
   c.desc = &P.bufs;
@@ -294,42 +298,69 @@ TensorMap Interpreter::run(const TensorMap& inputs, const RunOptions& opt) const
   for (std::size_t b = 0; b < nb; ++b) {
     const BufDesc& d = P.bufs[b];
     const auto n = static_cast<std::size_t>(d.numel);
-    if (d.is_float) fst[b].assign(n, 0.0);
-    else ist[b].assign(n, 0);
-    st[b].f = fst[b].data();
-    st[b].i = ist[b].data();
     st[b].numel = d.numel;
     if (!d.read_only) {
       ini[b].assign(n, 0);
       st[b].init = ini[b].data();
+      if (!d.output) {  // an intermediate's values are read only where its initialised map says so (E301)
+        if (d.is_float) st[b].f = (fraw[b] = std::make_unique_for_overwrite<double[]>(n)).get();
+        else st[b].i = (iraw[b] = std::make_unique_for_overwrite<std::int64_t[]>(n)).get();
+        continue;
+      }
+      if (d.is_float) fst[b].assign(n, 0.0);
+      else ist[b].assign(n, 0);
+      st[b].f = fst[b].data();
+      st[b].i = ist[b].data();
       continue;
     }
     auto it = inputs.find(d.name);
     if (it == inputs.end()) throw std::invalid_argument("missing input " + d.name);
     if (it->second.shape != d.shape || it->second.data.size() != n)
       throw std::invalid_argument("input " + d.name + " has the wrong shape");
-    // §8.1: inputs hold the supplied values converted to their dtypes
+    // §8.1: inputs hold the supplied values converted to their dtypes (filled once, without zeroing first)
     const auto& src = it->second.data;
     if (d.is_float) {
       const Prec p = d.dtype == ir::DType::F32 ? Prec::P32 : d.dtype == ir::DType::F16 ? Prec::P16
                      : d.dtype == ir::DType::BF16 ? Prec::PB16 : Prec::P64;
-      for (std::size_t k = 0; k < n; ++k) fst[b][k] = round_to(src[k], p);
+      // values already in the dtype (make_inputs draws them so) are read in place: inputs, constants and params
+      // are never written (E201), so no copy is needed
+      bool exact = true;
+      for (std::size_t k = 0; k < n && exact; ++k) {
+        const double r = round_to(src[k], p);
+        exact = r == src[k] || (r != r && src[k] != src[k]);
+      }
+      if (exact) {
+        st[b].f = const_cast<double*>(src.data());
+        continue;
+      }
+      fst[b].reserve(n);
+      for (std::size_t k = 0; k < n; ++k) fst[b].push_back(round_to(src[k], p));
     } else {
+      ist[b].reserve(n);
       for (std::size_t k = 0; k < n; ++k) {
         std::int64_t v = 0;
         if (d.dtype == ir::DType::Bool) v = src[k] != 0.0;
         else if (!tensor_value_to_int(src[k], d.dtype, &v))
           raise(c, "E304", "input " + element_name(c, static_cast<int>(b), static_cast<std::int64_t>(k)) +
                                " is not a valid " + std::string(ir::dtype_name(d.dtype)));
-        ist[b][k] = v;
+        ist[b].push_back(v);
       }
     }
+    st[b].f = fst[b].data();
+    st[b].i = ist[b].data();
   }
   std::vector<std::int64_t> vars(static_cast<std::size_t>(P.nslots) + 1, 0);
   c.vars = vars.data();
+  std::vector<double> fscratch(static_cast<std::size_t>(P.batch_temps) * kBatch);
+  std::vector<std::int64_t> iscratch(static_cast<std::size_t>(P.batch_temps) * kBatch);
+  c.fscratch = fscratch.data();
+  c.fscratch_end = c.fscratch + fscratch.size();
+  c.iscratch = iscratch.data();
+  c.iscratch_end = c.iscratch + iscratch.size();
   c.bufs = st.data();
   if (opt.max_steps) c.hard_limit = opt.max_steps;
   c.opt = &opt;
+  c.batching = opt.batched;
   c.limit = c.hard_limit;
   if (opt.progress && opt.progress_every) c.limit = std::min(c.hard_limit, opt.progress_every);
   std::unique_ptr<Checker> chk;
@@ -341,9 +372,11 @@ TensorMap Interpreter::run(const TensorMap& inputs, const RunOptions& opt) const
     for (const auto& n : P.nests) n->exec(c);
   } catch (...) {
     impl_->steps = c.steps;
+    impl_->batched_steps = c.batched_steps;
     throw;
   }
   impl_->steps = c.steps;
+  impl_->batched_steps = c.batched_steps;
   c.cur = nullptr;
   TensorMap out;
   for (std::size_t b = 0; b < nb; ++b) {

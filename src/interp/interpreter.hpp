@@ -29,6 +29,10 @@ struct RunOptions {
   bool typed = false;
   /// Checked mode: also detect E306 and E307 (§8.5). Slower.
   bool checked = false;
+  /// Batched execution of innermost loops (interp/batch.cpp): same outputs bit for bit, same errors at the same
+  /// iteration, same step counts and progress calls, several times faster. false: every statement one iteration at
+  /// a time (the reference the batched path is tested against). Checked mode always runs one at a time.
+  bool batched = true;
   /// Abort with LeirError E308 ("step limit exceeded") after this many statement executions (0: no limit).
   std::uint64_t max_steps = 0;
   /// Called with the number of statement executions so far every `progress_every` executions (both set, or
@@ -48,6 +52,8 @@ class Interpreter {
   TensorMap run(const TensorMap& inputs, const RunOptions& opt = {}) const;
   /// Statement executions of the last run().
   std::uint64_t last_steps() const;
+  /// How many of them ran in batches (RunOptions::batched).
+  std::uint64_t last_batched_steps() const;
   /// The validated, annotated copy of the task (statement offsets refer to its canonical text).
   const ir::Task& task() const;
   /// Its analysis (buffers with inferred shapes, warnings).
