@@ -341,7 +341,7 @@ bool StmtNode::batch_once(Ctx& c, const Batch& b) const {
 }
 
 void StmtNode::run_loops_batched(Ctx& c, const LoopDesc* L, int m) const {
-  std::int64_t total = 1;
+  std::int64_t total = 1;  // < 2^38: extents are < 2^31 (E006) and the planner spans loops only while under kBatch
   for (int s = 0; s < m; ++s) total *= L[s].extent;
   auto vals = BatchTemp<std::int64_t>(c.iscratch, c.iscratch_end, m);
   Batch b;
