@@ -53,10 +53,10 @@ Batch restrict(const Batch& b, const std::int64_t* m, int on, int parent_on) {
 /// generic_offset, the flat range and (check_init) E301, as batch faults.
 template <class T>
 void generic_read_batch(const RefInfo& r, Ctx& c, const Batch& b, const T* data, T* out) {
-  auto off = itemp(c), e = itemp(c);
+  auto e = itemp(c);
   if (!r.entry_aff.empty()) {
     // affine subscripts (guarded reads): an entry is checked lane by lane only when its range over the batch
-    // leaves [0, extent); the flat offset is one affine form
+    // leaves [0, extent); the flat offset is one affine form, read as an affine reference reads it
     for (std::size_t k = 0; k < r.entry_aff.size(); ++k) {
       if (!r.check_dim[k]) continue;
       const auto [lo, hi] = affine_range(r.entry_aff[k], c, b);
@@ -65,30 +65,19 @@ void generic_read_batch(const RefInfo& r, Ctx& c, const Batch& b, const T* data,
       for (int j = 0; j < b.n; ++j)
         if (b.on(j) && (e.p[j] < 0 || e.p[j] >= r.shape[k])) c.batch_fail = true;
     }
-    const BufState& s = c.bufs[r.buf];
-    if (!b.mask && b.nvars == 1) {  // every lane, consecutive values: offsets o0 + j*k (as affine_read_batch)
-      c.vars[b.slots[0]] = b.vals[0][0];
-      const std::int64_t o0 = eval_affine<-1>(r.flat_aff, c.vars), k = affine_coefficient(r.flat_aff, b.slots[0]);
-      const std::int64_t last = o0 + (b.n - 1) * k;
-      if (o0 >= 0 && o0 < s.numel && last >= 0 && last < s.numel) {
-        for (int j = 0; j < b.n; ++j) out[j] = data[o0 + j * k];
-        if (r.check_init)
-          for (int j = 0; j < b.n; ++j)
-            if (!s.init[o0 + j * k]) c.batch_fail = true;
-        return;
-      }
-    }
-    lane_offsets(r.flat_aff, c, b, off.p);
-  } else {
-    std::fill_n(off.p, b.n, 0);
-    for (std::size_t k = 0; k < r.entries.size(); ++k) {
-      r.entries[k]->ib(c, b, e.p);
-      for (int j = 0; j < b.n; ++j) {
-        if (!b.on(j)) continue;
-        const std::int64_t v = e.p[j];
-        if (r.check_dim[k] && (v < 0 || v >= r.shape[k])) c.batch_fail = true;
-        off.p[j] += v * r.strides[k];
-      }
+    if (r.check_init) affine_read_batch<-1, true>(r.flat_aff, r.buf, c, b, data, out);
+    else affine_read_batch<-1, false>(r.flat_aff, r.buf, c, b, data, out);
+    return;
+  }
+  auto off = itemp(c);
+  std::fill_n(off.p, b.n, 0);
+  for (std::size_t k = 0; k < r.entries.size(); ++k) {
+    r.entries[k]->ib(c, b, e.p);
+    for (int j = 0; j < b.n; ++j) {
+      if (!b.on(j)) continue;
+      const std::int64_t v = e.p[j];
+      if (r.check_dim[k] && (v < 0 || v >= r.shape[k])) c.batch_fail = true;
+      off.p[j] += v * r.strides[k];
     }
   }
   const BufState& s = c.bufs[r.buf];

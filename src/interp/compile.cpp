@@ -433,12 +433,20 @@ class Compiler {
   std::optional<Affine> fuse(const Expr& ref, const BufDesc& d) {
     std::map<int, std::int64_t> coef;
     std::int64_t c0 = 0;
-    for (std::size_t k = 0; k < ref.args.size(); ++k) {
-      auto a = affine_of(ref.args[k]);
-      if (!a) return std::nullopt;
-      c0 += a->c0 * d.strides[k];
-      for (auto& [v, c] : a->terms) coef[slot(v)] += c * d.strides[k];
-    }
+    for (std::size_t k = 0; k < ref.args.size(); ++k)
+      if (!accumulate_affine(ref.args[k], d.strides[k], c0, coef)) return std::nullopt;
+    return slot_affine(c0, coef);
+  }
+  /// Adds scale·(affine form of x) to c0 + Σ coef[slot]·var; false when x is not affine.
+  bool accumulate_affine(const Expr& x, std::int64_t scale, std::int64_t& c0, std::map<int, std::int64_t>& coef) {
+    auto a = affine_of(x);
+    if (!a) return false;
+    c0 += a->c0 * scale;
+    for (auto& [v, c] : a->terms) coef[slot(v)] += c * scale;
+    return true;
+  }
+  /// c0 + Σ coef[slot]·var as an Affine (zero terms dropped), or nullopt over Affine::kMax terms.
+  static std::optional<Affine> slot_affine(std::int64_t c0, const std::map<int, std::int64_t>& coef) {
     Affine out;
     out.c = c0;
     for (auto& [s, k] : coef) {
@@ -460,44 +468,24 @@ class Compiler {
     r.shape = d.shape;
     r.strides = d.strides;
     r.offset = e.offset;
-    bool affine = true;
     for (const auto& x : e.args) {
       r.check_dim.push_back(write || guarded || has_ref(x));
       r.entries.push_back(as_i(compile(x, guarded), DType::I64));
-      auto a = affine_of(x);
-      if (!a || a->terms.size() > static_cast<std::size_t>(Affine::kMax)) {
-        affine = false;
-        continue;
-      }
-      Affine f;
-      f.c = a->c0;
-      for (auto& [v, k] : a->terms) {
-        if (k == 0) continue;
-        f.slot[f.n] = slot(v);
-        f.k[f.n] = k;
-        ++f.n;
-      }
-      r.entry_aff.push_back(f);
     }
-    if (!affine) r.entry_aff.clear();
-    if (affine) {
-      std::map<int, std::int64_t> coef;  // flat offset: Σ stride_k * entry_k
-      std::int64_t c0 = 0;
-      for (std::size_t k = 0; k < r.entry_aff.size(); ++k) {
-        c0 += r.entry_aff[k].c * d.strides[k];
-        for (int j = 0; j < r.entry_aff[k].n; ++j) coef[r.entry_aff[k].slot[j]] += r.entry_aff[k].k[j] * d.strides[k];
-      }
-      r.flat_aff.c = c0;
-      for (auto& [sl, k] : coef) {
-        if (k == 0) continue;
-        if (r.flat_aff.n == Affine::kMax) {
+    // batched reads (batch.cpp): each entry's affine form and the flat one, when every entry has one
+    if (auto flat = fuse(e, d)) {
+      for (const auto& x : e.args) {
+        std::map<int, std::int64_t> coef;
+        std::int64_t c0 = 0;
+        accumulate_affine(x, 1, c0, coef);
+        auto a = slot_affine(c0, coef);
+        if (!a) {
           r.entry_aff.clear();
           break;
         }
-        r.flat_aff.slot[r.flat_aff.n] = sl;
-        r.flat_aff.k[r.flat_aff.n] = k;
-        ++r.flat_aff.n;
+        r.entry_aff.push_back(*a);
       }
+      if (!r.entry_aff.empty()) r.flat_aff = *flat;
     }
     if (checked_ && !write && d.scope != ir::Scope::Global) {
       ScopedRead s;
