@@ -12,6 +12,24 @@ namespace {
 const char* const kLeirGlue = R"GLUE(// leir:: names used by the generated code, on top of steptp_num (interp/numeric.hpp). Differences from the
 // interpreter on invalid inputs only: integer division/modulo by zero yields 0 (E303 there) and an invalid
 // float-to-integer conversion yields 0 (E304 there).
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+// SIMD variants of libm functions from glibc's libmvec (the kernel links -lmvec; the names are the x86-64 vector
+// ABI's, e.g. _ZGVdN8v_expf): gcc vectorises a loop calling them, which glibc's math.h declares only under
+// -ffast-math. Results may differ from the scalar libm call by libmvec's documented error (a few ulp), within
+// the lowering check's tolerance; nothing is reassociated.
+extern "C" {
+__attribute__((simd("notinbranch"))) float expf(float) noexcept;
+__attribute__((simd("notinbranch"))) double exp(double) noexcept;
+__attribute__((simd("notinbranch"))) float logf(float) noexcept;
+__attribute__((simd("notinbranch"))) double log(double) noexcept;
+__attribute__((simd("notinbranch"))) float powf(float, float) noexcept;
+__attribute__((simd("notinbranch"))) double pow(double, double) noexcept;
+#if __GLIBC_PREREQ(2, 35)
+__attribute__((simd("notinbranch"))) float erff(float) noexcept;
+__attribute__((simd("notinbranch"))) double erf(double) noexcept;
+#endif
+}
+#endif
 namespace leir {
 LEIR_HD inline uint16_t float_to_f16(float f) { return steptp_num::f16_bits_from_f32(f); }
 LEIR_HD inline float f16_to_float(uint16_t h) { return steptp_num::f32_from_f16_bits(h); }

@@ -158,7 +158,7 @@ std::string precompiled_prelude_flags(const std::string& compiler, const std::st
   std::string pch_flags;  // the kernel flags minus linking
   std::istringstream words(flags);
   for (std::string w; words >> w;)
-    if (w != "-shared") pch_flags += w + " ";
+    if (w != "-shared" && w.rfind("-l", 0) != 0 && w.rfind("-Wl,", 0) != 0) pch_flags += w + " ";
   bool ok = false;
   try {
     ir::write_file_atomic(tmp_dir + "/prelude.h", kPreludeHeaders);

@@ -10,11 +10,24 @@
 
 namespace steptp::runtime {
 
+/// Linker flags for glibc's vector math library (libmvec, x86-64 glibc only): the C lowering's glue declares the
+/// SIMD variants of expf/logf/erff/powf and their f64 forms there (gcc's `simd` attribute), so the kernel must
+/// record libmvec as needed. Empty elsewhere, where the glue declares nothing.
+#if defined(__x86_64__) && defined(__GLIBC__)
+inline constexpr const char* kVectorMathLink = " -Wl,--no-as-needed -lmvec";
+#else
+inline constexpr const char* kVectorMathLink = "";
+#endif
+
 struct CompileOptions {
   std::string cxx;                 // "" = $CXX or "c++"
   // -ffp-contract=off: no fused multiply-add, so every operation rounds in its type as the interpreter does
   // (LEIR.md §8.2); GCC contracts a*b+c by default, which differs in the last f32 bit.
-  std::string flags = "-O3 -march=native -ffp-contract=off -fopenmp -shared -fPIC";
+  // -fno-math-errno: libm calls need not set errno (LEIR has no errno), so sqrt becomes one instruction and loops
+  // calling exp/log/erf/pow can be vectorised with glibc's libmvec (declared in the C lowering's glue,
+  // lower/c_emit.cpp; linked with kVectorMathLink). No value changes: unlike -ffast-math nothing is reassociated.
+  std::string flags = std::string("-O3 -march=native -ffp-contract=off -fno-math-errno -fopenmp -shared -fPIC") +
+                      kVectorMathLink;
   std::string cache_dir;           // "" = $STEPTP_CACHE or ~/.cache/steptp/so
 };
 
