@@ -6,6 +6,7 @@ const std::string& runner_source() {
   static const std::string src = R"RUNNER(// steptp sandbox runner (src/runtime/runner_source.hpp documents the protocol)
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
@@ -56,6 +57,13 @@ int main(int argc, char** argv) try {
   const int pers = personality(0xffffffff);
   if (pers != -1 && !(pers & ADDR_NO_RANDOMIZE) && personality(pers | ADDR_NO_RANDOMIZE) != -1)
     execv("/proc/self/exe", argv);  // on failure, carry on with randomised addresses
+  // Kernels allocate their intermediate buffers on every call (leir_alloc, free at the end). By default glibc
+  // serves a large block with a fresh mmap and trims the heap top on free, so every call would pay a page fault
+  // per intermediate page: an operating-system cost that varies with the allocator's history (bimodal timings
+  // across child processes) and that a framework's caching allocator (PyTorch's) does not pay. Serve every block
+  // from the heap and keep freed memory for the next call.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, -1);
   std::ifstream spec(argv[2]);
   if (!spec) { fprintf(stderr, "runner: cannot read spec\n"); return 2; }
   std::vector<Buf> bufs;
