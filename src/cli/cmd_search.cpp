@@ -84,6 +84,9 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
       ->capture_default_str();
   c->add_option("--enum-limit", o->policy.enum_limit, "cost: candidates enumerated and scored per request")
       ->capture_default_str()->check(CLI::Range(1, 1000000));
+  c->add_option("--lookahead", o->policy.lookahead,
+                "cost: score a candidate by the better of itself and its best child by this strategy (none: off)")
+      ->capture_default_str();
   c->add_option("--timer", o->timer, "real, or fixed (a deterministic latency model, for tests)")->capture_default_str();
   c->add_option("--repeats", o->repeats, "timing repeats (default: the dataset's, else 15)");
   c->add_option("--threads", o->threads, "threads of the measured kernels and of the library baseline")

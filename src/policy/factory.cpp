@@ -27,7 +27,7 @@ std::unique_ptr<Policy> make_policy(const PolicySpec& spec, core::Cache* cache, 
   }
   if (spec.name == "random") return std::make_unique<RandomPolicy>(spec.seed);
   try {
-    return make_cost_policy(spec.cost_model, spec.enum_limit, spec.threads);
+    return make_cost_policy(spec.cost_model, spec.enum_limit, spec.threads, spec.lookahead);
   } catch (const std::exception& e) {
     throw PolicySpecError(e.what());
   }

@@ -20,6 +20,7 @@ struct PolicySpec {
   std::string cost_model = "analytical";  // cost: "analytical" or a model file of `steptp cost-model train`
   int enum_limit = 256;             // cost: candidates enumerated and scored per request
   int threads = 1;                  // cost: threads the analytical model assumes
+  std::string lookahead = "loop_reorder";  // cost: strategy of the one-step lookahead, or "none" (cost_policy.hpp)
 };
 
 /// Bad policy flags (unknown name, unreadable replay file or model file). The CLI prints it as one line, exit 2.

@@ -72,6 +72,27 @@ TEST(CostPolicy, NeverProposesWhatTheSearchHasSeenAndGivesDistinctPrograms) {
   }
 }
 
+// x @ W^T (Gemm_Add_ReLU: C[tx,a] += A[tx,c] * E[a,c]): the reduction over c is innermost and no loop order makes
+// every access unit-stride along a vectorisable loop. Transposing E alone is slower (E is then read with stride
+// 256 along c), so the one-step ranking never proposes it; with the loop_reorder lookahead it is first, scored by
+// its child in the tx-c-a order that walks the transposed E unit-stride.
+TEST(CostPolicy, LookaheadProposesTheTranspositionThatEnablesAUnitStrideOrder) {
+  const auto* w = frontend::find_workload("Gemm_Add_ReLU");
+  const ir::Task t =
+      frontend::emit(*w, frontend::resolve_params(*w, {{"batch", 32}, {"in", 64}, {"out", 64}}), ir::DType::F32);
+  auto with = make_cost_policy("analytical", 256, 1, "loop_reorder");
+  Reply r = with->reply(prompt_for(t, 1), 0);
+  ASSERT_FALSE(r.none);
+  ASSERT_EQ(r.candidates.size(), 1u);
+  EXPECT_EQ(r.candidates[0].rfind("layout_transformation@0{access=\"E^{f32,g}_{a,c}\",variant=transpose", 0), 0u)
+      << r.candidates[0];
+  auto without = make_cost_policy("analytical", 256, 1, "none");
+  Reply q = without->reply(prompt_for(t, 4), 0);
+  ASSERT_FALSE(q.none);
+  for (const auto& id : q.candidates) EXPECT_EQ(id.rfind("layout_transformation", 0), std::string::npos) << id;
+  EXPECT_THROW(make_cost_policy("analytical", 256, 1, "no_such_strategy"), std::runtime_error);
+}
+
 TEST(CostPolicy, FactoryErrorsNameTheProblem) {
   PolicySpec s;
   s.name = "cost";
