@@ -69,6 +69,17 @@ bool confined(const ir::Program& p, const std::string& buffer, ir::Scope scope) 
   return raw_deps_within_prefix(stmts, buffer, prefix);
 }
 
+std::map<std::string, int> top_nests_per_buffer(const ir::Program& p) {
+  std::map<std::string, int> out;
+  for (const auto& n : p.nests) {
+    auto b = nest_buffers(n);
+    for (const auto& x : b.read) ++out[x];
+    for (const auto& x : b.written)
+      if (!b.read.count(x)) ++out[x];
+  }
+  return out;
+}
+
 bool scopes_confined(const ir::Program& p, std::uint32_t top, std::string* detail) {
   std::set<std::pair<std::string, ir::Scope>> bufs;
   for (const auto& sc : collect_stmts(p.nests.at(top), NestPath{top}))

@@ -10,6 +10,7 @@
 // accumulator, a prefix form) do not make it live: they disappear with it.
 // Init status: the deletion must not change any other statement's §8.4 initialiser (rule 2 counts earlier writers
 // in the text); such a site is rejected. Nothing is ever added, so no dead code is created. Class E.
+#include <algorithm>
 #include <set>
 
 #include "ir/init_rule.hpp"
@@ -23,11 +24,26 @@
 namespace steptp::strategy::graph {
 namespace {
 
-bool reads_buffer(const ir::Stmt& s, const std::string& x) {
-  for (const auto& a : analysis::stmt_accesses(s))
-    if (!a.write && a.buffer() == x) return true;
-  return false;
-}
+/// The buffers each statement of `all` reads (gathers in subscripts included), computed once per program so
+/// that the liveness of every statement costs one pass over the others, not one access walk per pair.
+class ReadSets {
+ public:
+  explicit ReadSets(const std::vector<analysis::StmtCtx>& all) : reads_(all.size()) {
+    for (std::size_t j = 0; j < all.size(); ++j) {
+      for (const auto& a : analysis::stmt_accesses(*all[j].stmt))
+        if (!a.write) reads_[j].push_back(a.buffer());
+      std::sort(reads_[j].begin(), reads_[j].end());
+      reads_[j].erase(std::unique(reads_[j].begin(), reads_[j].end()), reads_[j].end());
+    }
+  }
+  /// Does statement j read buffer x?
+  bool reads(std::size_t j, const std::string& x) const {
+    return std::binary_search(reads_[j].begin(), reads_[j].end(), x);
+  }
+
+ private:
+  std::vector<std::vector<std::string>> reads_;
+};
 
 bool updates_known(const ir::Task& t, const std::string& x) {
   const auto* k = t.find_known(x);
@@ -41,7 +57,7 @@ struct Verdict {
   std::string method = "structural";
 };
 
-Verdict liveness(const ir::Task& t, const std::vector<analysis::StmtCtx>& all, std::size_t k) {
+Verdict liveness(const ir::Task& t, const std::vector<analysis::StmtCtx>& all, const ReadSets& rs, std::size_t k) {
   const ir::Stmt& s = *all[k].stmt;
   const std::string& x = s.lhs.text;
   if (t.find_known(x)) return {"writes known buffer " + x};
@@ -50,7 +66,7 @@ Verdict liveness(const ir::Task& t, const std::vector<analysis::StmtCtx>& all, s
   for (std::size_t j = 0; j < all.size(); ++j) {
     if (all[j].stmt->lhs.text == x) writers.push_back(j);
     if (j == k || all[j].nest[0] < top) continue;
-    if (reads_buffer(*all[j].stmt, x)) readers.push_back(j);
+    if (rs.reads(j, x)) readers.push_back(j);
   }
   Verdict v;
   if (!readers.empty()) {
@@ -60,12 +76,12 @@ Verdict liveness(const ir::Task& t, const std::vector<analysis::StmtCtx>& all, s
     // kept (conservatively live).
     bool pure_overwrite = false;
     for (std::size_t j : writers)
-      pure_overwrite = pure_overwrite || (j != k && all[j].nest[0] >= top && !reads_buffer(*all[j].stmt, x));
+      pure_overwrite = pure_overwrite || (j != k && all[j].nest[0] >= top && !rs.reads(j, x));
     if (!pure_overwrite) return {"read later by " + ir::print_stmt(*all[readers[0]].stmt)};
     std::vector<analysis::PolyStmt> ps;
     std::size_t self = 0;
     for (std::size_t j = 0; j < all.size(); ++j) {
-      bool touches = all[j].stmt->lhs.text == x || reads_buffer(*all[j].stmt, x);
+      bool touches = all[j].stmt->lhs.text == x || rs.reads(j, x);
       if (!touches) continue;
       if (j == k) self = ps.size();
       analysis::PolyStmt p;
@@ -128,8 +144,9 @@ analysis::NestPath remove_item(ir::Program& p, analysis::NestPath path, std::uin
 std::vector<Site> sites(const ir::Task& t) {
   std::vector<Site> out;
   auto all = stmts_of(t.program);
+  const ReadSets rs(all);
   for (std::size_t k = 0; k < all.size(); ++k) {
-    if (!liveness(t, all, k).why.empty()) continue;
+    if (!liveness(t, all, rs, k).why.empty()) continue;
     SiteRef ref;
     ref.nest = all[k].nest;
     ref.stmt = all[k].item;
@@ -149,7 +166,7 @@ Applied apply_dead_code_elimination(const ir::Task& t, const Candidate& c) {
   auto all = stmts_of(t.program);
   const std::size_t k = c.ref.stmt ? find_stmt(all, c.ref.nest, *c.ref.stmt) : static_cast<std::size_t>(-1);
   if (k == static_cast<std::size_t>(-1) || !c.ref.expr.empty()) throw_stale(c.id() + ": no statement there");
-  const Verdict v = liveness(t, all, k);
+  const Verdict v = liveness(t, all, ReadSets(all), k);
   if (!v.why.empty()) throw_stale(c.id() + ": " + ir::print_stmt(*all[k].stmt) + " is live (" + v.why + ")");
   const ir::Stmt& s = *all[k].stmt;
   ir::Task after = t;

@@ -12,11 +12,14 @@
 namespace steptp::strategy::memory {
 namespace {
 
-std::vector<Params> scopes(const ir::Task& t, const BufferSite& b) {
+/// `nests`: top_nests_per_buffer of the program (a buffer in two top-level nests is never confined).
+std::vector<Params> scopes(const ir::Task& t, const BufferSite& b, const std::map<std::string, int>& nests) {
   std::vector<Params> ps;
+  const auto it = nests.find(b.buffer);
+  const bool one_nest = it == nests.end() || it->second <= 1;
   for (ir::Scope s : {ir::Scope::Global, ir::Scope::Shared, ir::Scope::Local}) {
     if (s == b.scope) continue;
-    if (s != ir::Scope::Global && !analysis::confined(t.program, b.buffer, s)) continue;
+    if (s != ir::Scope::Global && (!one_nest || !analysis::confined(t.program, b.buffer, s))) continue;
     ps.push_back(Params{Param{"scope", std::string(ir::scope_name(s))}});
   }
   return ps;
@@ -26,8 +29,9 @@ std::vector<Params> scopes(const ir::Task& t, const BufferSite& b) {
 
 std::vector<Site> enumerate_set_storage_scope(const ir::Task& t) {
   std::vector<Site> out;
+  const auto nests = analysis::top_nests_per_buffer(t.program);
   for (const auto& b : buffer_sites(t)) {
-    auto ps = scopes(t, b);
+    auto ps = scopes(t, b, nests);
     if (!ps.empty()) out.push_back(Site{b.ref, list_params(std::move(ps))});
   }
   return out;
