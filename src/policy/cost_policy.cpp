@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 #include "core/canon.hpp"
 #include "core/json_text.hpp"
@@ -14,6 +15,15 @@
 namespace steptp::policy {
 namespace {
 
+/// The candidate of strategy `s` at `site`'s k-th parameter tuple. Throws when the tuple cannot be built.
+strategy::Candidate candidate_at(std::string_view s, const strategy::Site& site, std::uint64_t k) {
+  strategy::Candidate c;
+  c.strategy = std::string(s);
+  c.ref = site.ref;
+  c.params = site.params.at(k);
+  return c;
+}
+
 class CostPolicy : public Policy {
  public:
   CostPolicy(std::unique_ptr<cost::CostModel> model, int enum_limit, const strategy::StrategyInfo* lookahead)
@@ -21,7 +31,8 @@ class CostPolicy : public Policy {
   std::string name() const override { return "cost"; }
 
   Reply reply(const Prompt& p, int /*sample*/) override {
-    if (!p.task) throw PolicyError("policy_error", "the cost policy needs the prompt's program (prompt " + p.id + ")", true);
+    if (!p.task)
+      throw PolicyError("policy_error", "the cost policy needs the prompt's program (prompt " + p.id + ")", true);
     // Candidates per strategy (registry order), then round-robin so that one strategy's large parameter space
     // does not fill the limit.
     std::vector<std::vector<strategy::Candidate>> per;
@@ -29,15 +40,11 @@ class CostPolicy : public Policy {
       std::vector<strategy::Candidate> cs;
       for (const auto& site : sites)
         for (std::uint64_t k = 0; k < site.params.size() && int(cs.size()) < limit_; ++k) {
-          strategy::Candidate c;
-          c.strategy = std::string(s->name);
-          c.ref = site.ref;
           try {
-            c.params = site.params.at(k);
+            cs.push_back(candidate_at(s->name, site, k));
           } catch (const std::exception&) {
             continue;
           }
-          cs.push_back(std::move(c));
         }
       if (!cs.empty()) per.push_back(std::move(cs));
     }
@@ -109,12 +116,10 @@ class CostPolicy : public Policy {
     }
     for (const auto& site : sites)
       for (std::uint64_t k = 0; k < site.params.size(); ++k) {
-        strategy::Candidate c;
-        c.strategy = std::string(lookahead_->name);
-        c.ref = site.ref;
         try {
-          c.params = site.params.at(k);
-          best = std::min(best, kLookaheadMarginLog2 + model_->score(strategy::locked_apply(*lookahead_, t, c).task));
+          const strategy::Candidate c = candidate_at(lookahead_->name, site, k);
+          const strategy::Applied child = strategy::locked_apply(*lookahead_, t, c);
+          best = std::min(best, kLookaheadMarginLog2 + model_->score(child.task));
         } catch (const std::exception&) {
           continue;
         }
@@ -134,7 +139,9 @@ std::unique_ptr<Policy> make_cost_policy(const std::string& model, int enum_limi
   const strategy::StrategyInfo* la = nullptr;
   if (lookahead != "none") {
     la = strategy::find(lookahead);
-    if (!la) throw std::runtime_error("unknown lookahead strategy '" + lookahead + "' (see `steptp strategies list`, or none)");
+    if (!la)
+      throw std::runtime_error("unknown lookahead strategy '" + lookahead +
+                               "' (see `steptp strategies list`, or none)");
   }
   if (model == "analytical")
     return std::make_unique<CostPolicy>(cost::make_analytical_model(cost::MachineModel::detect(threads)), enum_limit,

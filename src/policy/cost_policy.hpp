@@ -13,7 +13,8 @@
 // (layout_transformation, set_storage_layout, cache_read_write) or a split often pays off only together with the
 // loop order that walks the new layout unit-stride: `x @ W^T` needs W transposed and then the i-k-j order, and the
 // transposition alone is slower. A one-step ranking never proposes such an enabling step; this makes it rank it by
-// what it enables; ties go to the better own score. "none" turns it off. It costs one enumeration of the lookahead strategy per scored candidate.
+// what it enables; ties go to the better own score. "none" turns it off. It costs one enumeration of the lookahead
+// strategy per scored candidate.
 #pragma once
 #include <memory>
 #include <string>
