@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <set>
-#include <string_view>
 
 #include "core/canon.hpp"
 #include "core/json_text.hpp"
@@ -14,15 +13,6 @@
 
 namespace steptp::policy {
 namespace {
-
-/// The candidate of strategy `s` at `site`'s k-th parameter tuple. Throws when the tuple cannot be built.
-strategy::Candidate candidate_at(std::string_view s, const strategy::Site& site, std::uint64_t k) {
-  strategy::Candidate c;
-  c.strategy = std::string(s);
-  c.ref = site.ref;
-  c.params = site.params.at(k);
-  return c;
-}
 
 class CostPolicy : public Policy {
  public:
@@ -41,7 +31,7 @@ class CostPolicy : public Policy {
       for (const auto& site : sites)
         for (std::uint64_t k = 0; k < site.params.size() && int(cs.size()) < limit_; ++k) {
           try {
-            cs.push_back(candidate_at(s->name, site, k));
+            cs.push_back(strategy::Candidate{std::string(s->name), site.ref, site.params.at(k)});
           } catch (const std::exception&) {
             continue;
           }
@@ -117,7 +107,7 @@ class CostPolicy : public Policy {
     for (const auto& site : sites)
       for (std::uint64_t k = 0; k < site.params.size(); ++k) {
         try {
-          const strategy::Candidate c = candidate_at(lookahead_->name, site, k);
+          const strategy::Candidate c{std::string(lookahead_->name), site.ref, site.params.at(k)};
           const strategy::Applied child = strategy::locked_apply(*lookahead_, t, c);
           best = std::min(best, kLookaheadMarginLog2 + model_->score(child.task));
         } catch (const std::exception&) {
