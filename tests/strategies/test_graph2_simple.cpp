@@ -114,6 +114,28 @@ TEST(DeadCodeElimination, ValueBasedFlow) {
   EXPECT_EQ(candidate_ids("dead_code_elimination", u), Ids{});
 }
 
+TEST(DeadCodeElimination, DisjointWritersOfAConcatenationAreBothLive) {
+  // F_{a,0} and F_{a,tx+1} (tx in [0, 3)) never write a common element (static ranges [0, 0] and [1, 3]), so the
+  // second write cannot kill the first: both are live without asking isl, and only the unread D is dead.
+  const std::vector<st::testing::KnownSpec> k = {{"A", R::Input, {4, 3}}, {"C", R::Output, {4, 4}}};
+  auto t = make_task("B^{4}_{tx=0}[D_{tx}=A_{tx,0};];L^{4}_{a=0}B^{1}_{tx=0}[F_{a,tx}=A_{a,0};];"
+                     "L^{4}_{a=0}B^{3}_{tx=0}[F_{a,tx+1}=A_{a,tx};];B^{4}_{tx=0}L^{4}_{a=0}[C_{tx,a}=F_{tx,a};];",
+                     k);
+  EXPECT_EQ(candidate_ids("dead_code_elimination", t), (Ids{"dead_code_elimination@0/s0"}));
+  // Overlapping ranges ([0, 2] and [1, 3]): the second write kills F_{a,1} and F_{a,2} but not F_{a,0}, which C
+  // reads, so value-based flow keeps the first write live.
+  auto u = make_task("L^{4}_{a=0}B^{3}_{tx=0}[F_{a,tx}=A_{a,0};];L^{4}_{a=0}B^{3}_{tx=0}[F_{a,tx+1}=A_{a,tx};];"
+                     "B^{4}_{tx=0}L^{4}_{a=0}[C_{tx,a}=F_{tx,a};];",
+                     k);
+  EXPECT_EQ(candidate_ids("dead_code_elimination", u), Ids{});
+  // Fully overwritten ([0, 2] then [0, 2] again): dead by value-based flow.
+  auto v = make_task("L^{4}_{a=0}B^{3}_{tx=0}[F_{a,tx}=A_{a,0};];L^{4}_{a=0}B^{3}_{tx=0}[F_{a,tx}=A_{a,tx};];"
+                     "B^{4}_{tx=0}L^{3}_{a=0}[C_{tx,a}=F_{tx,a};];",
+                     {{"A", R::Input, {4, 3}}, {"C", R::Output, {4, 3}}});
+  EXPECT_EQ(candidate_ids("dead_code_elimination", v), (Ids{"dead_code_elimination@0/s0"}));
+  EXPECT_EQ(apply_id("dead_code_elimination@0/s0", v).facts["liveness"]["method"], "isl");
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // 3 expression_splitting
 // ---------------------------------------------------------------------------------------------------------------

@@ -137,6 +137,19 @@ TEST(OperatorFission, InverseOfFusion) {
   EXPECT_TRUE(equivalent_in_class(t, a));
 }
 
+TEST(OperatorFission, LegalityMethod) {
+  // The catalogue example's sides share no written buffer: structural, no isl question.
+  auto a = apply_id("operator_fission@0{cut=1}", tanh_task(kTanhFused));
+  EXPECT_EQ(a.facts["legality"][0]["method"], "structural");
+  // E is written before the cut and read after it: isl checks that the forward dependence is kept.
+  auto t = make_task("B^{4}_{tx=0}L^{3}_{a=0}[E_{tx,a}=A_{tx,a}+1;C_{tx,a}=E_{tx,a}*2;];",
+                     {{"A", R::Input, {4, 3}}, {"C", R::Output, {4, 3}}});
+  auto b = apply_id("operator_fission@0{cut=1}", t);
+  EXPECT_EQ(b.facts["legality"][0]["method"], "isl");
+  EXPECT_EQ(b.facts["legality"][0]["detail"], "1 dependence relations respected");
+  EXPECT_TRUE(equivalent_in_class(t, b));
+}
+
 TEST(OperatorFission, PromotesScopedBuffersUsedOnBothSides) {
   auto t = make_task("B^{4}_{tx=0}L^{3}_{a=0}[D^{f32,l}_{tx,a}=exp(A_{tx,a});C_{tx,a}=D^{f32,l}_{tx,a}+1;];",
                      {{"A", R::Input, {4, 3}}, {"C", R::Output, {4, 3}}});

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "ir/ranges.hpp"
+
 namespace steptp::strategy::analysis {
 namespace {
 void reads_rec(const ir::Expr& e, bool lazy, bool gather, std::vector<Access>& out) {
@@ -57,6 +59,17 @@ bool full_header_subscript(const ir::Expr& ref, const std::vector<ir::Loop>& hea
   if (keys.size() != header.size()) return false;
   for (const auto& l : header)
     if (!keys.count(l.var)) return false;
+  return true;
+}
+
+bool refs_may_overlap(const ir::Expr& a, const std::vector<const ir::Loop*>& la, const ir::Expr& b,
+                      const std::vector<const ir::Loop*>& lb) {
+  if (a.args.size() != b.args.size()) return true;
+  const ir::LoopBox ba = ir::make_loop_box(la), bb = ir::make_loop_box(lb);
+  for (std::size_t d = 0; d < a.args.size(); ++d) {
+    const ir::IndexRange ra = ir::index_range(a.args[d], ba), rb = ir::index_range(b.args[d], bb);
+    if (ra.exact() && rb.exact() && (ra.hi < rb.lo || rb.hi < ra.lo)) return false;
+  }
   return true;
 }
 

@@ -33,4 +33,12 @@ bool full_header_subscript(const ir::Expr& ref, const std::vector<ir::Loop>& hea
 /// Does any subscript entry of `ref` contain a buffer reference (a gather)?
 bool has_gather(const ir::Expr& ref);
 
+/// May two references to one buffer touch a common element? `a` is evaluated over the loops `la`, `b` over `lb`
+/// (outermost first). False only when some subscript entry has exact static ranges (LEIR.md §7.2,
+/// ir::index_range) over the two loop boxes that are disjoint, e.g. `F_{a,0}` and `F_{a,tx+1}` with tx in
+/// [0, 1000): a sound, cheap test that lets strategies skip an isl question. Gathers and unbounded entries count
+/// as "may overlap".
+bool refs_may_overlap(const ir::Expr& a, const std::vector<const ir::Loop*>& la, const ir::Expr& b,
+                      const std::vector<const ir::Loop*>& lb);
+
 }  // namespace steptp::strategy::analysis

@@ -43,7 +43,12 @@ bool confined(const ir::Program& p, const std::string& buffer, ir::Scope scope) 
     }
   }
   if (top < 0) return true;
-  const ir::Nest& n = p.nests[top];
+  return confined_in_nest(p, buffer, scope, static_cast<std::uint32_t>(top));
+}
+
+bool confined_in_nest(const ir::Program& p, const std::string& buffer, ir::Scope scope, std::uint32_t top) {
+  if (scope == ir::Scope::Global) return true;
+  const ir::Nest& n = p.nests.at(top);
   int first_b = -1;
   for (std::size_t k = 0; k < n.loops.size(); ++k)
     if (n.loops[k].kind == ir::LoopKind::B) {
@@ -52,8 +57,8 @@ bool confined(const ir::Program& p, const std::string& buffer, ir::Scope scope) 
     }
   if (first_b < 0) return false;
   if (same_iteration_accesses(n, buffer)) return true;
-  auto stmts = poly_stmts(p, static_cast<std::uint32_t>(top));
-  auto ctxs = collect_stmts(n, NestPath{static_cast<std::uint32_t>(top)});
+  auto stmts = poly_stmts(p, top);
+  auto ctxs = collect_stmts(n, NestPath{top});
   std::vector<std::size_t> prefix(stmts.size(), SIZE_MAX);
   for (std::size_t j = 0; j < ctxs.size(); ++j) {
     bool reads = false;
@@ -67,17 +72,6 @@ bool confined(const ir::Program& p, const std::string& buffer, ir::Scope scope) 
     prefix[j] = d;
   }
   return raw_deps_within_prefix(stmts, buffer, prefix);
-}
-
-std::map<std::string, int> top_nests_per_buffer(const ir::Program& p) {
-  std::map<std::string, int> out;
-  for (const auto& n : p.nests) {
-    auto b = nest_buffers(n);
-    for (const auto& x : b.read) ++out[x];
-    for (const auto& x : b.written)
-      if (!b.read.count(x)) ++out[x];
-  }
-  return out;
 }
 
 bool scopes_confined(const ir::Program& p, std::uint32_t top, std::string* detail) {

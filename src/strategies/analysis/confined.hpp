@@ -3,7 +3,6 @@
 // read of X only sees writes (memory-based flow, isl, §7.1) from the same iteration of that first B loop — and
 // for `l` also of every B loop enclosing the read. Scope `g` is always allowed.
 #pragma once
-#include <map>
 #include <string>
 
 #include "ir/ast.hpp"
@@ -13,10 +12,9 @@ namespace steptp::strategy::analysis {
 
 bool confined(const ir::Program& p, const std::string& buffer, ir::Scope scope);
 
-/// The number of top-level nests of `p` that read or write each buffer (one walk over the program). confined()
-/// is false for s and l whenever the count exceeds 1, so a caller asking about every buffer filters with this
-/// first instead of letting each confined() call walk every nest.
-std::map<std::string, int> top_nests_per_buffer(const ir::Program& p);
+/// confined() when the caller knows that top-level nest `top` is the only one that reads or writes `buffer`
+/// (e.g. from memory::buffer_sites' nest count): skips the search over every nest.
+bool confined_in_nest(const ir::Program& p, const std::string& buffer, ir::Scope scope, std::uint32_t top);
 
 /// confined() for every s/l intermediate accessed in top-level nest `top` (with the scope it carries there).
 bool scopes_confined(const ir::Program& p, std::uint32_t top, std::string* detail = nullptr);

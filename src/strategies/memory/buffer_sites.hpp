@@ -14,8 +14,10 @@ struct BufferSite {
   std::string buffer;
   ir::Scope scope = ir::Scope::Global;  // the scope of its occurrences (validator: all agree, E204)
   SiteRef ref;                          // first writing statement
+  int top_nests = 0;                    // top-level nests that read or write it (> 1: never confined, §7.4)
 };
 
+/// The sites in program order, from one walk over the program (buffer names interned, no per-nest sets).
 std::vector<BufferSite> buffer_sites(const ir::Task& t);
 
 /// The buffer whose site is `ref` (StrategyError S001 when there is none).

@@ -12,14 +12,14 @@
 namespace steptp::strategy::memory {
 namespace {
 
-/// `nests`: top_nests_per_buffer of the program (a buffer in two top-level nests is never confined).
-std::vector<Params> scopes(const ir::Task& t, const BufferSite& b, const std::map<std::string, int>& nests) {
+std::vector<Params> scopes(const ir::Task& t, const BufferSite& b) {
   std::vector<Params> ps;
-  const auto it = nests.find(b.buffer);
-  const bool one_nest = it == nests.end() || it->second <= 1;
   for (ir::Scope s : {ir::Scope::Global, ir::Scope::Shared, ir::Scope::Local}) {
     if (s == b.scope) continue;
-    if (s != ir::Scope::Global && (!one_nest || !analysis::confined(t.program, b.buffer, s))) continue;
+    // A buffer in two top-level nests is never confined; in one, that nest holds its first write.
+    if (s != ir::Scope::Global &&
+        (b.top_nests > 1 || !analysis::confined_in_nest(t.program, b.buffer, s, b.ref.nest.at(0))))
+      continue;
     ps.push_back(Params{Param{"scope", std::string(ir::scope_name(s))}});
   }
   return ps;
@@ -29,9 +29,8 @@ std::vector<Params> scopes(const ir::Task& t, const BufferSite& b, const std::ma
 
 std::vector<Site> enumerate_set_storage_scope(const ir::Task& t) {
   std::vector<Site> out;
-  const auto nests = analysis::top_nests_per_buffer(t.program);
   for (const auto& b : buffer_sites(t)) {
-    auto ps = scopes(t, b, nests);
+    auto ps = scopes(t, b);
     if (!ps.empty()) out.push_back(Site{b.ref, list_params(std::move(ps))});
   }
   return out;
