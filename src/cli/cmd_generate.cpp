@@ -25,6 +25,7 @@ struct GenerateArgs {
   int jobs = int(std::max(1u, std::thread::hardware_concurrency())), stop_after = 0;
   std::optional<bool> cover_strategies;
   std::optional<int> instances, depth, per_family, max_units, threads, repeats, max_cands, min_per_strategy;
+  std::optional<int> root_candidates, candidates_per_step;
   std::optional<std::uint64_t> seed, filter_seed;
   std::optional<double> min_repeat_ms, noise_limit;
   std::optional<std::int64_t> target_root_ops;
@@ -109,7 +110,17 @@ int run(GenerateArgs& a) {
   if (!a.strategies.empty()) gen.strategies = a.strategies;
   if (a.seed) gen.master_seed = *a.seed;
   if (a.instances) gen.instances_per_workload = *a.instances;
+  if (!a.onnx.empty() && !a.onnx_whole && a.config.empty()) {
+    // Model tasks have one shape instance, so one root prompt, of which DATASET.md §7.4 keeps at most
+    // max_answers_per_prompt answers: sample that many root candidates across strategies and spend the rest on
+    // trajectory states, each a new prompt (GenConfig::root_candidates; bench/RESULTS.md, issue #14).
+    gen.root_candidates = filter.max_answers_per_prompt;
+    gen.candidates_per_step = filter.max_answers_per_prompt;
+    gen.max_depth = 3;
+  }
   if (a.depth) gen.max_depth = *a.depth;
+  if (a.root_candidates) gen.root_candidates = *a.root_candidates;
+  if (a.candidates_per_step) gen.candidates_per_step = *a.candidates_per_step;
   if (a.per_family) gen.per_family = *a.per_family;
   if (a.cover_strategies) gen.cover_strategies = *a.cover_strategies;
   if (a.max_units) gen.max_units = *a.max_units;
@@ -191,7 +202,16 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->add_option("--strategies", a->strategies, "restrict to these strategies");
   c->add_option("--seed", a->seed, "master seed");
   c->add_option("--instances", a->instances, "shape instances per workload");
-  c->add_option("--depth", a->depth, "maximum trajectory depth (1 = one-step candidates only)");
+  c->add_option("--depth", a->depth,
+                "maximum trajectory depth (1 = one-step candidates only; default 1, or 3 with --onnx and no --config)")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--root-candidates", a->root_candidates,
+                "root candidates: 0 = every strategy's (DATASET.md §2.4), N = at most N sampled across strategies "
+                "(default 0, or max_answers_per_prompt = 4 with --onnx and no --config)")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--candidates-per-step", a->candidates_per_step,
+                "candidates verified per trajectory state (default 16, or 4 with --onnx and no --config)")
+      ->check(CLI::PositiveNumber);
   c->add_option("--per-family", a->per_family, "default workload set: workloads per family (0 = all)");
   c->add_option("--cover-strategies", a->cover_strategies,
                 "default workload set: also add, per strategy without a site in it, the first workload that has "

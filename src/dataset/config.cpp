@@ -26,6 +26,8 @@ ojson GenConfig::to_json() const {
 #define X(f) j[#f] = f;
   GEN_FIELDS(X)
 #undef X
+  // Written only when set, so that the hash (and every cache) of a configuration without it is unchanged.
+  if (root_candidates != 0) j["root_candidates"] = root_candidates;
   return j;
 }
 
@@ -35,6 +37,7 @@ GenConfig GenConfig::from_json(const ojson& j) {
 #define X(f) #f,
       GEN_FIELDS(X)
 #undef X
+      "root_candidates",
   };
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key())) throw std::invalid_argument("unknown generation option '" + it.key() + "'");
@@ -42,6 +45,7 @@ GenConfig GenConfig::from_json(const ojson& j) {
   if (j.contains(#f)) j.at(#f).get_to(c.f);
   GEN_FIELDS(X)
 #undef X
+  if (j.contains("root_candidates")) j.at("root_candidates").get_to(c.root_candidates);
   return c;
 }
 

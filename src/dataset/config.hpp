@@ -39,6 +39,11 @@ struct GenConfig {
   int max_depth = 4;                       // 1: one-step candidates only; >1 grows trajectories
   int trajectories_per_task = 2;
   int candidates_per_step = 16;
+  // Root candidates: 0 = DATASET.md §2.4, every strategy's one-step candidates (max_candidates_per_strategy
+  // each); N > 0 = at most N candidates sampled across strategies, as at a trajectory state. For single-instance
+  // units (ONNX model tasks: one shape, so one root prompt) §7.4 keeps at most max_answers_per_prompt answers per
+  // prompt, so verifying and measuring every strategy's candidate at the root would mostly be discarded.
+  int root_candidates = 0;
   std::string trajectory_policy = "mixed"; // random | greedy | mixed
   std::vector<std::string> strategies;     // restrict to these registered strategies (empty = all)
   // S5

@@ -117,8 +117,15 @@ class UnitRunner {
     std::vector<Accepted> root_acc;
     {
       std::vector<Pending> pending;
-      for (const auto* s : strategies_)
-        for (const auto& c : sample(*s, *root)) prepare(*root, *root, *s, c, {}, pending);
+      if (cfg_.root_candidates > 0) {
+        // Sampled across strategies, as at a trajectory state (GenConfig::root_candidates).
+        Rng rng(derive(cfg_.master_seed, "root", {root->tk}));
+        auto pool = pool_across_strategies(*root, rng, std::size_t(cfg_.root_candidates));
+        for (const auto& [s, c] : pool) prepare(*root, *root, *s, c, {}, pending);
+      } else {
+        for (const auto* s : strategies_)
+          for (const auto& c : sample(*s, *root)) prepare(*root, *root, *s, c, {}, pending);
+      }
       measure_and_finish(*root, *root, pending, &root_acc);
     }
     if (cfg_.max_depth > 1) trajectories(*root, root_acc);
@@ -409,6 +416,18 @@ class UnitRunner {
     if (acc) acc->push_back({std::move(after), rid, sp_root, e.cls == 'E'});
   }
 
+  using Pool = std::vector<std::pair<const strategy::StrategyInfo*, strategy::Candidate>>;
+
+  /// Every strategy's sampled candidates at `st`, shuffled by `rng` and cut to `limit` (§2.4 trajectory states).
+  Pool pool_across_strategies(const State& st, Rng& rng, std::size_t limit) {
+    Pool pool;
+    for (const auto* s : strategies_)
+      for (auto& c : sample(*s, st)) pool.emplace_back(s, std::move(c));
+    rng.shuffle(pool);
+    if (pool.size() > limit) pool.resize(limit);
+    return pool;
+  }
+
   void trajectories(const State& root, const std::vector<Accepted>& root_acc) {
     for (int t = 0; t < cfg_.trajectories_per_task; ++t) {
       Rng rng(derive(cfg_.master_seed, "trajectory", {root.tk, std::to_string(t)}));
@@ -435,11 +454,7 @@ class UnitRunner {
         cur->path_exact = exact;
         cur->parent_record_id = chosen.record_id;
         cur->trajectory_id = tid;
-        std::vector<std::pair<const strategy::StrategyInfo*, strategy::Candidate>> pool;
-        for (const auto* s : strategies_)
-          for (auto& c : sample(*s, *cur)) pool.emplace_back(s, std::move(c));
-        rng.shuffle(pool);
-        if (pool.size() > std::size_t(cfg_.candidates_per_step)) pool.resize(cfg_.candidates_per_step);
+        auto pool = pool_across_strategies(*cur, rng, std::size_t(cfg_.candidates_per_step));
         acc.clear();
         std::vector<Pending> pending;
         for (const auto& [s, c] : pool) prepare(*cur, root, *s, c, path, pending);

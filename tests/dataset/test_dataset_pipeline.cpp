@@ -150,3 +150,38 @@ TEST(DatasetPipeline, FilterSplitsByWorkloadAndIsDeterministic) {
   EXPECT_EQ(fam_split["test"], 1);
   EXPECT_EQ(pool_split["train"] + pool_split["val"] + pool_split["test"], 3);
 }
+
+TEST(DatasetPipeline, RootCandidatesAreSampledAcrossStrategies) {
+  // GenConfig::root_candidates = 2: each root verifies at most two candidates, drawn from the same per-strategy
+  // samples as the §2.4 default (so each is one of the default run's records, same id), and the draw is
+  // deterministic.
+  const auto& t = tiny();
+  std::set<std::string> all_ids;
+  for (const auto& r : t.records) all_ids.insert(r["record_id"].get<std::string>());
+  auto run = [&] {
+    GenConfig g = t.gen;
+    g.root_candidates = 2;
+    std::vector<Reject> rj;
+    auto units = plan_units(g, rj);
+    PipelineEnv env{&g, nullptr, nullptr, 0};
+    std::map<std::string, std::vector<std::string>> per_unit;
+    for (const auto& u : units)
+      for (const auto& rec : process_unit(u, env).records) per_unit[u.name()].push_back(rec["record_id"]);
+    return per_unit;
+  };
+  const auto a = run();
+  ASSERT_FALSE(a.empty());
+  std::size_t n = 0;
+  for (const auto& [unit, ids] : a) {
+    EXPECT_LE(ids.size(), 2u) << unit;
+    for (const auto& id : ids) EXPECT_TRUE(all_ids.count(id)) << unit << ": " << id << " is not a default record";
+    n += ids.size();
+  }
+  EXPECT_LT(n, t.records.size());
+  EXPECT_EQ(run(), a);
+  // Absent from the configuration JSON (and its hash) while 0; read back when set.
+  GenConfig g;
+  EXPECT_FALSE(g.to_json().contains("root_candidates"));
+  g.root_candidates = 4;
+  EXPECT_EQ(GenConfig::from_json(g.to_json()).root_candidates, 4);
+}
