@@ -335,6 +335,8 @@ class Compiler {
       if (e.bop == ir::BinOp::And) return inode(std::make_unique<AndI>(std::move(x), std::move(y)), DType::Bool);
       return inode(std::make_unique<OrI>(std::move(x), std::move(y)), DType::Bool);
     }
+    if (ir::is_float(t) && ir::is_square(e))
+      return fnode(std::make_unique<UnF<fop::Square>>(as_f(std::move(a), t), prec(t)), t);
     CE b = compile(e.args[1], guarded);
     if (ir::is_float(t)) {
       switch (e.bop) {

@@ -268,6 +268,7 @@ struct Div { template <class T> static T ap(T a, T b) { return a / b; } };
 struct FDiv { template <class T> static T ap(T a, T b) { return steptp_num::floor_div(a, b); } };
 struct FMod { template <class T> static T ap(T a, T b) { return steptp_num::floor_mod(a, b); } };
 struct Pow { template <class T> static T ap(T a, T b) { return std::pow(a, b); } };
+struct Square { template <class T> static T ap(T a) { return a * a; } };  // x**2 (ir::is_square)
 struct Max { template <class T> static T ap(T a, T b) { return steptp_num::nan_max(a, b); } };
 struct Min { template <class T> static T ap(T a, T b) { return steptp_num::nan_min(a, b); } };
 struct Neg { template <class T> static T ap(T a) { return -a; } };

@@ -175,6 +175,13 @@ Expr make_compare(CmpOp op, Expr a, Expr b) {
   e.args.push_back(std::move(b));
   return e;
 }
+bool is_square(const Expr& e) {
+  if (e.kind != ExprKind::Binary || e.bop != BinOp::Pow || e.args.size() != 2) return false;
+  const Expr* b = &e.args[1];
+  while (b->kind == ExprKind::Group && !b->args.empty()) b = &b->args[0];
+  return (b->kind == ExprKind::IntLit && b->ival == 2) || (b->kind == ExprKind::FloatLit && b->fval == 2.0);
+}
+
 Expr make_group(Expr a) {
   Expr e;
   e.kind = ExprKind::Group;

@@ -63,6 +63,12 @@ struct Expr {
 /// Ignores offsets and annotations.
 bool operator==(const Expr& a, const Expr& b);
 
+/// Is `e` a power whose exponent, parentheses aside, is the literal 2 (`2` or `2.0`)? Such a power is evaluated as
+/// the exact square x*x (one correctly rounded product) by the interpreter and every lowering, not by pow(x, 2):
+/// glibc's pow is not correctly rounded (pow(x, 2.0) differs from x*x in the last bit for ~0.02% of doubles, powf
+/// for subnormal results), numpy and PyTorch square directly, and x*x vectorises without a libm call.
+bool is_square(const Expr& e);
+
 // ---- builders (offset 0, no spelling: the printer uses canonical forms) ----
 Expr make_int(std::int64_t v);
 Expr make_float(double v);

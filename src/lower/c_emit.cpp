@@ -55,6 +55,8 @@ LEIR_HD inline float sqrt(float x) { return sqrtf(x); }
 LEIR_HD inline double sqrt(double x) { return ::sqrt(x); }
 LEIR_HD inline float erf(float x) { return erff(x); }
 LEIR_HD inline double erf(double x) { return ::erf(x); }
+LEIR_HD inline float square(float a) { return a * a; }
+LEIR_HD inline double square(double a) { return a * a; }
 LEIR_HD inline float pow(float a, float b) { return powf(a, b); }
 LEIR_HD inline double pow(double a, double b) { return ::pow(a, b); }
 LEIR_HD inline float abs(float x) { return fabsf(x); }
@@ -263,7 +265,8 @@ std::string CEmitter::raw(const Expr& e) const {
         case BinOp::FloorDiv: return fdiv("floordiv");
         case BinOp::Mod: return fdiv("floormod");
         case BinOp::Pow: {
-          const std::string r = "leir::pow(" + arg(0) + ", " + arg(1) + ")";
+          const std::string r =
+              ir::is_square(e) ? "leir::square(" + arg(0) + ")" : "leir::pow(" + arg(0) + ", " + arg(1) + ")";
           return is_half(t) ? round_half(t, r) : r;
         }
       }

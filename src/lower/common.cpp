@@ -143,7 +143,7 @@ double fold_f64(const Expr& e) {
         case BinOp::Div: return a / b;
         case BinOp::FloorDiv: return steptp_num::floor_div(a, b);
         case BinOp::Mod: return steptp_num::floor_mod(a, b);
-        case BinOp::Pow: return std::pow(a, b);
+        case BinOp::Pow: return ir::is_square(e) ? a * a : std::pow(a, b);
         default: break;
       }
       break;

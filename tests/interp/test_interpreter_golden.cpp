@@ -32,6 +32,23 @@ TEST(InterpGolden, Softmax) {
   EXPECT_EQ(it.last_steps(), 18u);
 }
 
+TEST(InterpGolden, SquareIsTheExactProduct) {
+  // x**2 (any spelling of the literal 2) is x*x, one correctly rounded product (ir::is_square); x**3 is pow. For this
+  // double glibc's pow(x, 2.0) is one ulp off x*x, so the test tells the two apart.
+  const double x = -0x1.7acbe472662ddp+72;
+  volatile double two = 2.0;  // keeps the compiler from folding pow(x, 2.0) into x*x
+  ASSERT_NE(std::pow(x, static_cast<double>(two)), x * x) << "this libm rounds pow(x, 2) correctly here";
+  auto t = make_task("B^{1}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx}**2;D^{f64,g}_{tx}=A^{f64,g}_{tx}**(2.0);"
+                     "E^{f64,g}_{tx}=A^{f64,g}_{tx}**3;];",
+                     {in("A", {1}, DType::F64), out("C", {1}, DType::F64), out("D", {1}, DType::F64),
+                      out("E", {1}, DType::F64)});
+  auto o = run(t, {{"A", tensor({1}, {x}, DType::F64)}});
+  EXPECT_EQ(o.at("C").data[0], x * x);
+  EXPECT_EQ(o.at("D").data[0], x * x);
+  volatile double three = 3.0;
+  EXPECT_EQ(o.at("E").data[0], std::pow(x, static_cast<double>(three)));
+}
+
 TEST(InterpGolden, PaddedConv2d) {
   // 3x3 input, 3x3 kernel (ones, centre 2), zero padding 1: guarded reads outside the input are never evaluated.
   auto t = make_task(

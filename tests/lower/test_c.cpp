@@ -67,6 +67,13 @@ TEST(LowerC, EmittedStructure) {
   EXPECT_NE(h.find("const uint16_t* __restrict A"), std::string::npos);
   EXPECT_NE(h.find("leir::round_f16(leir::f16_to_float(A[v_tx]) * (0.099975586f))"), std::string::npos);
   EXPECT_EQ(lower::lower_c(testing::task_named(ts, "half_and_ints")), h);  // deterministic
+  // x**2 is the exact square (ir::is_square), any other exponent pow
+  ir::Task sq;
+  sq.known = {{"A", ir::Role::Input, ir::DType::F32, {4}, {}}, {"C", ir::Role::Output, ir::DType::F32, {4}, {}}};
+  sq.program = ir::parse_program("B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx}**2+A^{f32,g}_{tx}**(2.0)+A^{f32,g}_{tx}**3;];");
+  const std::string sc = lower::lower_c(sq);
+  EXPECT_NE(sc.find("leir::square(A[v_tx]) + leir::square(A[v_tx])"), std::string::npos) << sc;
+  EXPECT_NE(sc.find("leir::pow(A[v_tx], (3.0f))"), std::string::npos);
 }
 
 }  // namespace
