@@ -105,6 +105,10 @@ std::string tu_prelude(bool cuda) {
   s += "#define LEIR_STR_(x) #x\n";
   s += "#if defined(__CUDACC__) || defined(__clang__)\n#define LEIR_UNROLL(n) _Pragma(LEIR_STR_(unroll n))\n"
        "#else\n#define LEIR_UNROLL(n) _Pragma(LEIR_STR_(GCC unroll n))\n#endif\n";
+  if (!cuda)
+    s += "#ifdef _OPENMP\nextern \"C\" int omp_get_max_threads(void);\n"
+         "static inline bool leir_parallel_team(void) { return omp_get_max_threads() > 1; }\n"
+         "#else\nstatic inline bool leir_parallel_team(void) { return false; }\n#endif\n";
   s += "static inline void* leir_alloc(size_t bytes) {\n"
        "  void* p = aligned_alloc(64, (bytes + 63) / 64 * 64);\n"
        "  if (!p) { fprintf(stderr, \"leir: out of memory\\n\"); _Exit(99); }\n"

@@ -76,5 +76,27 @@ TEST(LowerC, EmittedStructure) {
   EXPECT_NE(sc.find("leir::pow(A[v_tx], (3.0f))"), std::string::npos);
 }
 
+TEST(LowerC, ParallelLoopInsideSerialLoopsBranchesOnTheTeamSize) {
+  // A B loop under a serial loop: `omp parallel for` behind `if (leir_parallel)`, and the same loop without the
+  // pragma in the else branch (one thread: no fork per outer iteration). A top-level B loop keeps the plain pragma.
+  ir::Task t;
+  t.workload = "inner_b";
+  t.known = {{"A", ir::Role::Input, ir::DType::F32, {3, 4}, {}}, {"C", ir::Role::Output, ir::DType::F32, {3, 4}, {}},
+             {"D", ir::Role::Output, ir::DType::F32, {4}, {}}};
+  t.program = ir::parse_program("L^{3}_{a=0}B^{4}_{tx=0}[C^{f32,g}_{a,tx}=A^{f32,g}_{a,tx}*2;];"
+                                "B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{0,tx}+1;];");
+  const std::string c = lower::lower_c(t);
+  EXPECT_NE(c.find("  const bool leir_parallel = leir_parallel_team();\n"), std::string::npos);
+  const std::string body = "for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n        C[v_a * 4 + v_tx] = (A[v_a * 4 + v_tx] * (2.0f));\n"
+                           "      }\n";
+  EXPECT_NE(c.find("  for (int64_t v_a = 0; v_a < 3; ++v_a) {\n    if (leir_parallel) {\n      #pragma omp parallel for\n"
+                   "      " + body + "    } else {\n      " + body + "    }\n  }\n"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("  #pragma omp parallel for\n  for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n    D[v_tx]"),
+            std::string::npos);
+  expect_equivalent(t);
+}
+
 }  // namespace
 }  // namespace steptp
