@@ -53,7 +53,7 @@ class CLowering {
             << "*)leir_alloc(" << b->numel() << " * sizeof(" << c_storage_type(b->dtype) << "));\n";
     for (const auto& top : p_.task.program.nests) nest(top, 1, false, false, true, false);
     for (const auto* b : p_.intermediates())
-      if (b->scope == ir::Scope::Global) os_ << "  free(" << b->name << ");\n";
+      if (b->scope == ir::Scope::Global) os_ << "  leir_free(" << b->name << ");\n";
     os_ << "}\n\nextern \"C\" void leir_run_packed(void* const* b) {\n  leir_run(";
     std::size_t i = 0;
     for (const auto* b : p_.knowns()) {
@@ -91,7 +91,7 @@ class CLowering {
   void release(const std::vector<const ir::BufferInfo*>& locals, int ind) {
     for (const auto* b : locals)
       if (b->numel() * static_cast<std::int64_t>(c_elem_bytes(b->dtype)) > kMaxAutoBytes)
-        os_ << pad(ind) << "free(" << b->name << ");\n";
+        os_ << pad(ind) << "leir_free(" << b->name << ");\n";
   }
 
   /// A nest: `inpar`/`insimd` say whether an enclosing loop already carries the parallel/simd pragma, `top` whether

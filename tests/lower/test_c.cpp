@@ -61,7 +61,7 @@ TEST(LowerC, EmittedStructure) {
   EXPECT_NE(lp.find("for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n    float O[8];"), std::string::npos);
   const std::string bl = lower::lower_c(testing::task_named(cts, "big_local_heap"));
   EXPECT_NE(bl.find("float* __restrict O = (float*)leir_alloc(20000 * sizeof(float));"), std::string::npos);
-  EXPECT_NE(bl.find("free(O);"), std::string::npos);
+  EXPECT_NE(bl.find("leir_free(O);"), std::string::npos);
   // f16 storage and rounding after every operation
   const std::string h = lower::lower_c(testing::task_named(ts, "half_and_ints"));
   EXPECT_NE(h.find("const uint16_t* __restrict A"), std::string::npos);
