@@ -21,13 +21,13 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
   auto* c = app.add_subcommand("audit", "Re-parse, re-validate, re-check equivalence and reasoning of a dataset");
   c->add_option("dir", a->dir, "dataset directory")->required();
   c->add_option("--sample", a->sample, "re-check equivalence on this many records only (0 = all)");
-  c->add_option("--jobs,-j", a->jobs, "threads")->check(CLI::PositiveNumber);
+  c->add_option("--jobs,-j", a->jobs, "threads")->check(CLI::Range(1, 4096));
   auto remeasure = std::make_shared<std::int64_t>(0);
   auto remeasure_json = std::make_shared<std::string>();
   c->add_option("--remeasure", *remeasure,
                 "also re-time this many sampled measured records and report how many keep their verdict "
                 "(faster > 1.05, slower < 0.95, neutral)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 100000000));
   c->add_option("--remeasure-json", *remeasure_json, "write the re-measurement report (per record) to this JSON file");
   return [a, remeasure, remeasure_json]() {
     dataset::AuditReport r;

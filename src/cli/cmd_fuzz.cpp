@@ -134,7 +134,7 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
   sub->add_option("--checker-seeds", a->opt.checker_seeds,
                   "mutation check: seeds 0..N-1 of the equivalence checker under test")
       ->default_val(3)
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   sub->add_option("--checker-extra-seeds", a->opt.checker_extra_seeds,
                   "mutation check: the checker's adaptive draws, further seeds when an output element of the original "
                   "took < 3 distinct values (0: off)")

@@ -181,7 +181,7 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   auto* c = app.add_subcommand("generate", "Generate the step-level dataset (DATASET.md S1-S11)");
   c->add_option("--config", a->config, "JSON configuration file");
   c->add_option("--out", a->out, "output directory")->required();
-  c->add_option("--jobs,-j", a->jobs, "worker threads for the pure stages (default: all cores)")->check(CLI::PositiveNumber);
+  c->add_option("--jobs,-j", a->jobs, "worker threads for the pure stages (default: all cores)")->check(CLI::Range(1, 4096));
   c->add_option("--cache", a->cache, "SQLite cache path (default OUT/cache.sqlite)");
   c->add_option("--shard", a->shard, "process only shard i of N (i/N), into OUT/shards/");
   c->add_flag("--mpi", a->mpi,
@@ -204,14 +204,14 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->add_option("--instances", a->instances, "shape instances per workload");
   c->add_option("--depth", a->depth,
                 "maximum trajectory depth (1 = one-step candidates only; default 1, or 3 with --onnx and no --config)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000));
   c->add_option("--root-candidates", a->root_candidates,
-                "root candidates: 0 = every strategy's (DATASET.md §2.4), N = at most N sampled across strategies "
-                "(default 0, or max_answers_per_prompt = 4 with --onnx and no --config)")
-      ->check(CLI::NonNegativeNumber);
+                "root candidates: 0 = every strategy's candidates (DATASET.md §2.4), N = at most N sampled across "
+                "strategies (default 0, or 4 with --onnx and no --config)")
+      ->check(CLI::Range(0, 1000000));
   c->add_option("--candidates-per-step", a->candidates_per_step,
                 "candidates verified per trajectory state (default 16, or 4 with --onnx and no --config)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   c->add_option("--per-family", a->per_family, "default workload set: workloads per family (0 = all)");
   c->add_option("--cover-strategies", a->cover_strategies,
                 "default workload set: also add, per strategy without a site in it, the first workload that has "
@@ -220,7 +220,7 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->add_option("--max-candidates", a->max_cands, "candidates per (task, strategy)");
   c->add_option("--threads", a->threads, "OMP threads during measurement");
   c->add_option("--repeats", a->repeats, "timing repeats (rounds of the ABBA interleaving; default 15)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   c->add_option("--min-repeat-ms", a->min_repeat_ms,
                 "calibrate calls per repeat so one repeat lasts at least this many ms (default 1)")
       ->check(CLI::Range(0.0, 10000.0));
@@ -232,7 +232,7 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->add_option("--target-root-ops", a->target_root_ops,
                 "grow small shape instances until the root runs this many statement instances (default 786432; "
                 "0 = keep the small shapes)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   c->add_option("--timer", a->timer, "real (default) or fixed (deterministic latency model)");
   c->add_flag("--no-measure", a->no_measure, "skip S7 measurement");
   c->add_flag("--full-shapes", a->full_shapes, "draw shapes from the full parameter ranges");
