@@ -202,10 +202,14 @@ std::string CEmitter::index(const Expr& e) const {
 
 std::string CEmitter::linear_index(const Expr& ref) const {
   if (ref.args.empty()) return "0";
-  const auto& shape = p_.buffer(ref.text).shape;
-  std::string s = index(ref.args[0]);
+  const CompactBuffer* cb = nullptr;
+  if (compact_)
+    if (auto it = compact_->find(ref.text); it != compact_->end()) cb = &it->second;
+  const auto& shape = cb ? cb->shape : p_.buffer(ref.text).shape;
+  auto entry = [&](std::size_t d) { return cb ? compact_entry_c(ref.args[d], cb->dims[d]) : index(ref.args[d]); };
+  std::string s = entry(0);
   for (std::size_t d = 1; d < ref.args.size(); ++d)
-    s = (d > 1 ? "(" + s + ")" : s) + " * " + std::to_string(shape[d]) + " + " + index(ref.args[d]);
+    s = (d > 1 ? "(" + s + ")" : s) + " * " + std::to_string(shape[d]) + " + " + entry(d);
   return s;
 }
 

@@ -16,7 +16,10 @@
 #include <ostream>
 #include <string>
 
+#include <map>
+
 #include "lower/common.hpp"
+#include "lower/compact.hpp"
 
 namespace steptp::lower {
 
@@ -30,12 +33,14 @@ std::string tu_prelude(bool cuda);
 
 class CEmitter {
  public:
-  explicit CEmitter(const Prepared& p) : p_(p) {}
+  /// `compact`: storage plan of compacted s/l buffers (lower/compact.hpp), or null for LEIR's own layout.
+  explicit CEmitter(const Prepared& p, const std::map<std::string, CompactBuffer>* compact = nullptr)
+      : p_(p), compact_(compact) {}
   /// Value of `e` converted to `want` (C value type of `want`).
   std::string value(const ir::Expr& e, ir::DType want) const;
   /// A subscript entry, as int64_t arithmetic.
   std::string index(const ir::Expr& e) const;
-  /// Row-major linear index of a reference ("0" for 0-d).
+  /// Row-major linear index of a reference ("0" for 0-d), in the compacted layout when the buffer has one.
   std::string linear_index(const ir::Expr& ref) const;
   /// C literal of a constant in dtype `t` (value type).
   std::string literal(const ConstVal& v, ir::DType t) const;
@@ -44,6 +49,7 @@ class CEmitter {
 
  private:
   const Prepared& p_;
+  const std::map<std::string, CompactBuffer>* compact_;
   std::string raw(const ir::Expr& e) const;  // value of e in its own static type
   std::string load(const ir::Expr& ref) const;
   std::string store(const ir::Expr& ref, const std::string& v) const;

@@ -1,6 +1,6 @@
-#include "strategies/analysis/affine.hpp"
+#include "ir/affine.hpp"
 
-namespace steptp::strategy::analysis {
+namespace steptp::ir {
 namespace {
 bool add_into(Linear& a, const Linear& b, std::int64_t sign) {
   for (const auto& [k, v] : b.coef) {
@@ -22,8 +22,8 @@ bool scale(Linear& a, std::int64_t s) {
 }
 }  // namespace
 
-std::optional<Linear> linear_form(const ir::Expr& e) {
-  using K = ir::ExprKind;
+std::optional<Linear> linear_form(const Expr& e) {
+  using K = ExprKind;
   switch (e.kind) {
     case K::IntLit: {
       Linear l;
@@ -43,12 +43,12 @@ std::optional<Linear> linear_form(const ir::Expr& e) {
       return a;
     }
     case K::Binary: {
-      if (e.bop != ir::BinOp::Add && e.bop != ir::BinOp::Sub && e.bop != ir::BinOp::Mul) return std::nullopt;
+      if (e.bop != BinOp::Add && e.bop != BinOp::Sub && e.bop != BinOp::Mul) return std::nullopt;
       auto a = linear_form(e.args[0]);
       if (!a) return std::nullopt;
       auto b = linear_form(e.args[1]);
       if (!b) return std::nullopt;
-      if (e.bop == ir::BinOp::Mul) {
+      if (e.bop == BinOp::Mul) {
         if (a->is_const()) {
           if (!scale(*b, a->c0)) return std::nullopt;
           return b;
@@ -59,7 +59,7 @@ std::optional<Linear> linear_form(const ir::Expr& e) {
         }
         return std::nullopt;
       }
-      if (!add_into(*a, *b, e.bop == ir::BinOp::Add ? 1 : -1)) return std::nullopt;
+      if (!add_into(*a, *b, e.bop == BinOp::Add ? 1 : -1)) return std::nullopt;
       return a;
     }
     default:
@@ -67,4 +67,4 @@ std::optional<Linear> linear_form(const ir::Expr& e) {
   }
 }
 
-}  // namespace steptp::strategy::analysis
+}  // namespace steptp::ir
