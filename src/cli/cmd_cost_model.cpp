@@ -1,8 +1,9 @@
 // `steptp cost-model train DATASET -o MODEL.json [--holdout-frac F] [--seed N] [--rounds R] [--max-depth D]`:
 // train the learned cost model of the `cost` policy (DATASET.md §9.3; policy/cost/learned.hpp) on a generated
 // dataset's measured records and print a short report (held-out pairwise accuracy, learned vs analytical).
-// `steptp cost-model score MODEL|analytical TASKS.jsonl [--threads T]`: one line per task, "<score>\t<workload>",
-// the score being the predicted log2 latency in seconds (lower = predicted faster).
+// `steptp cost-model score MODEL|analytical TASKS.jsonl [--threads T] [--terms]`: one line per task,
+// "<score>\t<workload>", the score being the predicted log2 latency in seconds (lower = predicted faster); with
+// --terms (analytical only) the model's compute, memory and issue seconds come between them.
 #include <iostream>
 #include <memory>
 
@@ -11,6 +12,7 @@
 #include "cli/command.hpp"
 #include "ir/diag.hpp"
 #include "ir/task.hpp"
+#include "policy/cost/analytical.hpp"
 #include "policy/cost/learned.hpp"
 #include "policy/cost/model.hpp"
 
@@ -24,6 +26,7 @@ struct Args {
   double holdout_frac = 0.2;
   std::uint64_t seed = 0;
   int rounds = 200, max_depth = 6, threads = 1;
+  bool terms = false;
 };
 
 std::string acc(const cost::PairScore& s) {
@@ -52,21 +55,28 @@ int run_train(const Args& a) {
 }
 
 int run_score(const Args& a) {
-  std::unique_ptr<cost::CostModel> m = a.model == "analytical"
-                                           ? cost::make_analytical_model(cost::MachineModel::detect(a.threads))
-                                           : cost::load_cost_model(a.model);
+  if (a.terms && a.model != "analytical")
+    return usage_error("steptp cost-model score", "--terms needs the analytical model, not " + a.model);
+  const cost::MachineModel machine = cost::MachineModel::detect(a.threads);
+  std::unique_ptr<cost::CostModel> m =
+      a.model == "analytical" ? cost::make_analytical_model(machine) : cost::load_cost_model(a.model);
   const auto tasks = ir::read_tasks_jsonl(a.tasks);
   for (const auto& t : tasks)
     if (!t.ok) return fail(a.tasks + ": " + t.error.headline());
-  std::vector<double> scores;
+  std::vector<std::string> lines;
   for (const auto& t : tasks) {
     try {
-      scores.push_back(m->score(t.task));
+      std::string terms;
+      if (a.terms) {
+        const cost::Estimate e = cost::analytical_estimate(t.task, machine);
+        terms = fmt::format("compute_s={:.6g}\tmemory_s={:.6g}\tissue_s={:.6g}\t", e.compute_s, e.memory_s, e.issue_s);
+      }
+      lines.push_back(fmt::format("{:.6f}\t{}{}\n", m->score(t.task), terms, t.task.workload));
     } catch (const ir::LeirError& e) {
       return fail(a.tasks + ": line " + std::to_string(t.line) + ": " + e.diag().headline());
     }
   }
-  for (std::size_t i = 0; i < tasks.size(); ++i) std::cout << fmt::format("{:.6f}\t{}\n", scores[i], tasks[i].task.workload);
+  for (const auto& l : lines) std::cout << l;
   return 0;
 }
 
@@ -92,6 +102,7 @@ const CommandRegistrar reg("47-cost-model", [](CLI::App& app) -> RunFn {
   s->add_option("--threads", a->threads, "analytical: threads the programs run with")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
+  s->add_flag("--terms", a->terms, "analytical: also print the compute, memory and issue seconds (analytical.hpp)");
   return [a, t] { return t->parsed() ? run_train(*a) : run_score(*a); };
 });
 

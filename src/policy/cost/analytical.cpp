@@ -149,6 +149,39 @@ double nest_traffic(const std::vector<const StmtView*>& stmts, double capacity) 
   return total;
 }
 
+/// Is access `a` of `s` a register block (analytical.hpp, mem_ops)?
+bool register_block(const StmtView& s, const AccessView& a, const MachineModel& m) {
+  if (a.scope != ir::Scope::Local || a.gather || s.loops.size() < 2) return false;
+  std::size_t r = s.loops.size();
+  for (std::size_t k = s.loops.size(); k-- > 0;)
+    if (!ir::mentions_var(*a.ref, s.loops[k]->var)) {
+      r = k;
+      break;
+    }
+  if (r + 1 >= s.loops.size()) return false;  // none, or the innermost loop (then the access is invariant)
+  double elems = 1;
+  for (std::size_t k = r + 1; k < s.loops.size(); ++k) {
+    if (k + 1 < s.loops.size() && s.loops[k]->kind != ir::LoopKind::U) return false;
+    elems *= static_cast<double>(s.loops[k]->extent);
+  }
+  const int registers = m.vector_lanes_f32 >= 16 ? 32 : 16;
+  return elems * a.elem_bytes <= registers / 2.0 * m.vector_lanes_f32 * 4.0;
+}
+
+/// mem_ops(S) of analytical.hpp: loads and stores per instance.
+double memory_ops(const StmtView& s, const MachineModel& m) {
+  double ops = 0;
+  for (const auto& a : s.accesses) {
+    if (!s.loops.empty()) {
+      const auto st = a.stride(s.loops.back()->var);
+      if (st && *st == 0) continue;
+    }
+    if (register_block(s, a, m)) continue;
+    ops += a.write && a.read ? 2 : 1;
+  }
+  return ops;
+}
+
 int stmt_parallelism(const StmtView& s, int threads) {
   if (s.parallel_loop < 0) return 1;
   return static_cast<int>(std::min<std::int64_t>(threads, s.loops[s.parallel_loop]->extent));
@@ -169,7 +202,7 @@ MachineModel MachineModel::detect(int threads) {
   if (m.llc_bytes < m.l2_bytes) m.llc_bytes = m.l2_bytes;  // no L3: the L2 is the last level
   m.ghz = detect_ghz();
 #if defined(__x86_64__) || defined(__i386__)
-  m.vector_lanes_f32 = __builtin_cpu_supports("avx2") ? 8 : 4;
+  m.vector_lanes_f32 = __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx2") ? 8 : 4;
 #else
   m.vector_lanes_f32 = 4;
 #endif
@@ -186,7 +219,8 @@ core::ojson MachineModel::to_json() const {
                      {"dram_bytes_per_s", dram_bytes_per_s},
                      {"llc_bytes_per_s", llc_bytes_per_s},
                      {"l2_bytes_per_s", l2_bytes_per_s},
-                     {"threads", threads}};
+                     {"threads", threads},
+                     {"mem_ops_per_cycle", mem_ops_per_cycle}};
 }
 
 MachineModel MachineModel::from_json(const core::ojson& j) {
@@ -206,6 +240,7 @@ MachineModel MachineModel::from_json(const core::ojson& j) {
   m.llc_bytes_per_s = num("llc_bytes_per_s");
   m.l2_bytes_per_s = num("l2_bytes_per_s");
   m.threads = static_cast<int>(num("threads"));
+  if (j.contains("mem_ops_per_cycle")) m.mem_ops_per_cycle = num("mem_ops_per_cycle");
   return m;
 }
 
@@ -220,8 +255,10 @@ Estimate analytical_estimate(const ProgramView& v, const MachineModel& m) {
     const StmtView* heaviest = nullptr;
     for (const StmtView* s : stmts) {
       const double vec = vector_width(*s, m.vector_lanes_f32);
-      ne.compute_s += static_cast<double>(s->instances) * std::max(1.0, s->work) /
-                      (rate * vec * stmt_parallelism(*s, m.threads));
+      const double lanes_par = vec * stmt_parallelism(*s, m.threads);
+      ne.compute_s += static_cast<double>(s->instances) * std::max(1.0, s->work) / (rate * lanes_par);
+      ne.issue_s += static_cast<double>(s->instances) * memory_ops(*s, m) /
+                    (m.ghz * 1e9 * m.mem_ops_per_cycle * lanes_par);
       if (!heaviest || s->instances > heaviest->instances) heaviest = s;
     }
     ne.parallelism = heaviest ? stmt_parallelism(*heaviest, m.threads) : 1;
@@ -231,9 +268,10 @@ Estimate analytical_estimate(const ProgramView& v, const MachineModel& m) {
     const double p = ne.parallelism;
     ne.memory_s = ne.traffic_l1 / (m.l2_bytes_per_s * p) + ne.traffic_l2 / (m.llc_bytes_per_s * p) +
                   ne.traffic_llc / (m.dram_bytes_per_s * std::min(p, 4.0));
-    ne.seconds = std::max(ne.compute_s, ne.memory_s);
+    ne.seconds = std::max({ne.compute_s, ne.memory_s, ne.issue_s});
     e.compute_s += ne.compute_s;
     e.memory_s += ne.memory_s;
+    e.issue_s += ne.issue_s;
     e.seconds += ne.seconds;
     e.traffic_l1 += ne.traffic_l1;
     e.traffic_l2 += ne.traffic_l2;

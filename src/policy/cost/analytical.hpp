@@ -2,7 +2,7 @@
 // working-set (capacity) estimate of cache traffic. It is the source of the rule below; features.hpp feeds its
 // terms to the learned model too.
 //
-// Predicted seconds of a program = sum over top-level nests of max(compute_s, memory_s).
+// Predicted seconds of a program = sum over top-level nests of max(compute_s, memory_s, issue_s).
 //
 // compute_s = sum over the nest's statements S of
 //     instances(S) * max(1, work(S)) / (ghz * 1e9 * flops_per_cycle_scalar * vec(S) * par(S))
@@ -36,6 +36,16 @@
 //     When the whole nest fits, a is loaded once: F_a(outermost loop). An access shared by several statements
 //     under the same L counts once.
 // A classic capacity estimate: it ignores associativity conflicts, prefetching and TLB reach.
+//
+// issue_s = sum over the nest's statements S of
+//     instances(S) * mem_ops(S) / (ghz * 1e9 * mem_ops_per_cycle * vec(S) * par(S))
+//   (a steptp addition: the load/store ports, which bound a kernel whose operands all hit L1)
+//   mem_ops(S) loads and stores per instance: 1 per access, 2 for a read-modify-write (an accumulator), and 0 for
+//             an access that stays in a register: one invariant along the innermost loop (stride 0; loaded once
+//             per run of it), or a register block — an `l` access whose loops inside the innermost loop r its
+//             subscript does not mention are U loops except the innermost, spanning at most half the vector
+//             register file (vector_registers / 2 * lanes * 4 bytes). GCC keeps such a fully unrolled,
+//             compacted local array (src/lower/compact.hpp) in registers across r.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -51,7 +61,8 @@ struct ProgramView;
 struct MachineModel {
   double flops_per_cycle_scalar = 2.0;  // scalar floating-point operations retired per cycle, per core
   double ghz = 3.0;                     // core clock (GHz)
-  int vector_lanes_f32 = 8;             // f32 lanes the compiler uses (AVX2: 8)
+  int vector_lanes_f32 = 8;             // f32 lanes the compiler uses (AVX2: 8, AVX-512: 16)
+  double mem_ops_per_cycle = 2.0;       // vector loads + stores issued per cycle, per core (a steptp addition)
   std::int64_t l1_bytes = 32 * 1024, l2_bytes = 1024 * 1024, llc_bytes = 16 * 1024 * 1024;  // data cache sizes
   double dram_bytes_per_s = 12e9;       // one thread's DRAM bandwidth
   double llc_bytes_per_s = 60e9;        // one core's bandwidth from the last-level cache into L2
@@ -60,28 +71,31 @@ struct MachineModel {
 
   /// This machine: cache sizes from sysconf(_SC_LEVEL{1_D,2,3}CACHE_SIZE), else
   /// /sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}, else the defaults above; the clock from
-  /// cpufreq's cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz", else 3 GHz; 8 lanes with AVX2, 4 without.
-  /// Bandwidths and flops_per_cycle_scalar keep their defaults. `threads` is clamped to at least 1. Never throws.
+  /// cpufreq's cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz", else 3 GHz; 16 lanes with AVX-512F (GCC's
+  /// -march=native uses 512-bit vectors on AMD Zen 4/5; on Intel cores that prefer 256-bit vectors this
+  /// overstates the width), 8 with AVX2, 4 without. Bandwidths, flops_per_cycle_scalar and mem_ops_per_cycle keep
+  /// their defaults. `threads` is clamped to at least 1. Never throws.
   static MachineModel detect(int threads);
 
   /// {"flops_per_cycle_scalar", "ghz", "vector_lanes_f32", "l1_bytes", "l2_bytes", "llc_bytes",
-  /// "dram_bytes_per_s", "llc_bytes_per_s", "l2_bytes_per_s", "threads"}.
+  /// "dram_bytes_per_s", "llc_bytes_per_s", "l2_bytes_per_s", "threads", "mem_ops_per_cycle"}.
   core::ojson to_json() const;
-  /// Inverse of to_json. Throws std::runtime_error on a missing member or a non-positive value.
+  /// Inverse of to_json. Throws std::runtime_error on a missing member or a non-positive value;
+  /// "mem_ops_per_cycle" may be missing (files written before it existed) and then keeps its default.
   static MachineModel from_json(const core::ojson& j);
 };
 
 /// The model's terms for one top-level nest (seconds, bytes).
 struct NestEstimate {
-  double compute_s = 0, memory_s = 0, seconds = 0;
+  double compute_s = 0, memory_s = 0, issue_s = 0, seconds = 0;
   double traffic_l1 = 0, traffic_l2 = 0, traffic_llc = 0;  // T_c of the header comment, bytes
   int parallelism = 1;                                       // p of the header comment
 };
 
-/// The model's terms for a program: per nest and summed (seconds = sum of the nests' max(compute, memory)).
+/// The model's terms for a program: per nest and summed (seconds = sum of the nests' max(compute, memory, issue)).
 struct Estimate {
   std::vector<NestEstimate> nests;
-  double compute_s = 0, memory_s = 0, seconds = 0;
+  double compute_s = 0, memory_s = 0, issue_s = 0, seconds = 0;
   double traffic_l1 = 0, traffic_l2 = 0, traffic_llc = 0;
 };
 

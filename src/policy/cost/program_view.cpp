@@ -110,6 +110,7 @@ struct Walker {
     for (auto& have : s.accesses)
       if (have.key == key) {
         have.write = have.write || a.write;
+        have.read = have.read || !a.write;
         return;
       }
     AccessView av;
@@ -117,6 +118,8 @@ struct Walker {
     av.buffer = ref.text;
     av.key = std::move(key);
     av.write = a.write;
+    av.read = !a.write;
+    av.scope = ref.scope;
     if (const ir::BufferInfo* b = v.analysis.find(ref.text)) {
       av.elem_bytes = ir::dtype_bytes(b->dtype);
       av.shape = b->shape;

@@ -20,6 +20,8 @@ struct AccessView {
   std::string buffer;
   std::string key;                 // buffer name + printed subscript: identifies the access within a nest
   bool write = false;
+  bool read = false;               // the statement also reads it (a read-modify-write when `write` is set too)
+  ir::Scope scope = ir::Scope::Global;  // as written at the reference
   bool gather = false;             // some subscript entry reads a buffer
   int elem_bytes = 4;
   std::vector<std::int64_t> shape; // the buffer's shape (inferred for intermediates); empty for 0-d
