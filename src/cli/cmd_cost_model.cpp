@@ -56,7 +56,7 @@ int run_train(const Args& a) {
 
 int run_score(const Args& a) {
   if (a.terms && a.model != "analytical")
-    return usage_error("steptp cost-model score", "--terms needs the analytical model, not " + a.model);
+    return usage_error("cost-model score", "--terms needs the analytical model, not " + a.model);
   const cost::MachineModel machine = cost::MachineModel::detect(a.threads);
   std::unique_ptr<cost::CostModel> m =
       a.model == "analytical" ? cost::make_analytical_model(machine) : cost::load_cost_model(a.model);

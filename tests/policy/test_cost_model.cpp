@@ -265,6 +265,17 @@ TEST_F(CostLearnedSlow, TrainsDeterministicallyLoadsAndScores) {
   int n = 0;
   for (std::string l; std::getline(lines, l); ++n) EXPECT_NE(l.find('\t'), std::string::npos) << l;
   EXPECT_EQ(n, 6);
+  // --terms: the analytical model's three terms between the score and the workload; refused for a learned model
+  for (const char* d : {"/st", "/se"}) fs::create_directories(dir_ + d);
+  ASSERT_EQ(run_cli({"cost-model", "score", "analytical", tasks, "--terms"}, dir_ + "/st"), 0);
+  const std::string first = slurp(dir_ + "/st/log.txt").substr(0, slurp(dir_ + "/st/log.txt").find('\n'));
+  EXPECT_NE(first.find("\tcompute_s="), std::string::npos) << first;
+  EXPECT_NE(first.find("\tmemory_s="), std::string::npos) << first;
+  EXPECT_NE(first.find("\tissue_s="), std::string::npos) << first;
+  EXPECT_EQ(run_cli({"cost-model", "score", a, tasks, "--terms"}, dir_ + "/se"), 2);
+  EXPECT_NE(slurp(dir_ + "/se/log.txt").find("U001 at `steptp cost-model score`: --terms needs the analytical model"),
+            std::string::npos)
+      << slurp(dir_ + "/se/log.txt");
 }
 
 TEST_F(CostLearnedSlow, CorruptModelFilesGiveClearErrors) {
