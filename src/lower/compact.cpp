@@ -40,42 +40,6 @@ std::optional<std::int64_t> common_coef(const std::vector<Access>& acc, std::siz
   return c;
 }
 
-struct Walker {
-  std::map<std::string, std::vector<Access>>& out;
-  const std::set<std::string>& scoped;
-  std::set<std::string>& non_affine;
-  std::vector<const ir::Loop*> loops;
-
-  void expr(const ir::Expr& e) {
-    ir::visit_expr(e, [&](const ir::Expr& x) {
-      if (!x.is_ref() || !scoped.count(x.text) || non_affine.count(x.text)) return;
-      Access a;
-      for (const auto* l : loops) a.extent[l->var] = l->extent;
-      for (const auto& s : x.args) {
-        auto f = ir::linear_form(s);
-        if (!f) {
-          non_affine.insert(x.text);
-          return;
-        }
-        a.entries.push_back(std::move(*f));
-      }
-      out[x.text].push_back(std::move(a));
-    });
-  }
-  void nest(const ir::Nest& n) {
-    for (const auto& l : n.loops) loops.push_back(&l);
-    for (const auto& it : n.body) {
-      if (it.is_nest()) {
-        nest(it.nest());
-        continue;
-      }
-      expr(it.stmt().lhs);
-      expr(it.stmt().rhs);
-    }
-    loops.resize(loops.size() - n.loops.size());
-  }
-};
-
 /// Plan of one buffer whose accesses all lie in top-level nest `top`; nullopt when nothing shrinks.
 std::optional<CompactBuffer> plan_buffer(const ir::Nest& top, const std::vector<Access>& acc,
                                          const std::vector<std::int64_t>& shape) {
@@ -143,15 +107,30 @@ std::map<std::string, CompactBuffer> plan_compaction(const Prepared& p) {
     if (b->scope != ir::Scope::Global) scoped.insert(b->name);
   std::map<std::string, CompactBuffer> plan;
   if (scoped.empty()) return plan;
-  for (const auto& top : p.task.program.nests) {
-    std::map<std::string, std::vector<Access>> acc;
-    std::set<std::string> non_affine;
-    Walker w{acc, scoped, non_affine, {}};
-    w.nest(top);
-    for (const auto& [name, list] : acc) {
-      if (non_affine.count(name)) continue;
-      if (auto cb = plan_buffer(top, list, p.buffer(name).shape)) plan[name] = std::move(*cb);
-    }
+  // accesses per (top-level nest, buffer); a buffer with a non-affine entry anywhere keeps its layout
+  std::map<std::pair<std::size_t, std::string>, std::vector<Access>> acc;
+  std::set<std::string> non_affine;
+  ir::for_each_stmt(p.task.program, [&](const ir::Stmt& st, const std::vector<const ir::Loop*>& loops, std::size_t top) {
+    for (const ir::Expr* side : {&st.lhs, &st.rhs})
+      ir::visit_expr(*side, [&](const ir::Expr& x) {
+        if (!x.is_ref() || !scoped.count(x.text) || non_affine.count(x.text)) return;
+        Access a;
+        for (const auto* l : loops) a.extent[l->var] = l->extent;
+        for (const auto& e : x.args) {
+          auto f = ir::linear_form(e);
+          if (!f) {
+            non_affine.insert(x.text);
+            return;
+          }
+          a.entries.push_back(std::move(*f));
+        }
+        acc[{top, x.text}].push_back(std::move(a));
+      });
+  });
+  for (const auto& [key, list] : acc) {
+    if (non_affine.count(key.second)) continue;
+    if (auto cb = plan_buffer(p.task.program.nests[key.first], list, p.buffer(key.second).shape))
+      plan[key.second] = std::move(*cb);
   }
   return plan;
 }
