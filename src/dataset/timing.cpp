@@ -74,7 +74,7 @@ bool noisy_pair(const runtime::TimeStats& q, double n, double limit) {
 }  // namespace
 
 std::string Timer::cache_key(const TimedProgram& before, const TimedProgram& after, const TimedProgram* root) const {
-  return H({"steptp.meas/2", before.prog_key, after.prog_key, root ? root->prog_key : "", env_, mcfg_});
+  return H({"steptp.meas/3", before.prog_key, after.prog_key, root ? root->prog_key : "", env_, mcfg_});
 }
 
 ojson Timer::measure(const TimedProgram& before, const TimedProgram& after, const TimedProgram* root) {

@@ -14,7 +14,9 @@
 // for transparent huge pages (inputs read in, outputs zeroed), so their cache-set placement is the same in every
 // child too. It pins itself to the `pin` CPUs (sched_setaffinity), runs W untimed calls of each kernel, then picks per
 // kernel the number of calls per batch: N, or with S > 0 the smallest power of two (<= M) whose batch lasts >= S
-// seconds (DATASET.md §2.7 calibration). It then times R rounds; round r runs one batch of every kernel, in order for
+// seconds (DATASET.md §2.7 calibration). With two or more kernels it then runs one untimed settling round in each
+// order (one call per kernel, skipping a kernel too slow for its warm-up budget), so every kernel has met the heap
+// layout the others leave before it is timed. It then times R rounds; round r runs one batch of every kernel, in order for
 // even r and in reverse order for odd r (ABBA interleaving, so drift hits all kernels alike). With flush > 0 it writes
 // that many bytes of a scratch buffer before every batch and never calibrates (number stays N). With B > 0 a kernel
 // whose R batches would take longer than B seconds (judged from its first, timed warmup call) is timed in fewer

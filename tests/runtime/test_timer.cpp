@@ -179,6 +179,35 @@ TEST(RuntimeTimer, ColdCacheTimesOneCallPerRepeatAndFlushesTwiceTheLastLevelCach
   EXPECT_GE(runtime::flush_bytes(), 8ull << 20);
 }
 
+/// A kernel that counts its calls and writes the count to C[slot] (each shared object has its own counter).
+std::string counting_kernel(int slot) {
+  return runtime::compile_c("static long calls = 0;\nextern \"C\" void leir_run_packed(void* const* b) { ((float*)b[1])[" +
+                                std::to_string(slot) + "] = (float)++calls; }\n",
+                            copts())
+      .so_path;
+}
+
+TEST(RuntimeTimer, InterleavedKernelsSettleOneUntimedRoundEachWayBeforeTiming) {
+  // runner_source.hpp: W warm-up calls, then with two or more kernels one untimed call per kernel in each order, then
+  // R timed rounds of `number` calls. W = 1, R = 3, number = 1: 1 + 2 + 3 = 6 calls per kernel; alone, 1 + 3 = 4.
+  runtime::KernelRunOptions ko;
+  ko.warmup = 1;
+  ko.repeats = 3;
+  ko.number = 1;
+  ko.limits.timeout_seconds = 30;
+  ko.compile = copts();
+  ko.more_kernels = {counting_kernel(1)};
+  const auto two = runtime::run_kernel(counting_kernel(0), testing::vec4_buffers(), testing::vec4_inputs(), ko);
+  ASSERT_TRUE(two.ok) << two.error;
+  EXPECT_EQ(two.outputs.at("C").data[0], 6.0);
+  EXPECT_EQ(two.outputs.at("C").data[1], 6.0);
+  EXPECT_EQ(two.kernel_times.at(0).size(), 3u);
+  ko.more_kernels.clear();
+  const auto one = runtime::run_kernel(counting_kernel(0), testing::vec4_buffers(), testing::vec4_inputs(), ko);
+  ASSERT_TRUE(one.ok) << one.error;
+  EXPECT_EQ(one.outputs.at("C").data[0], 4.0);
+}
+
 TEST(RuntimeTimer, CrashingKernelIsAnErrorResult) {
   const auto so = runtime::compile_c("extern \"C\" void leir_run_packed(void* const*) { __builtin_trap(); }\n", copts());
   const auto t = runtime::time_interleaved({spin_kernel(10), so.so_path}, testing::vec4_buffers(), testing::vec4_inputs(), topts(3, 1.0));
