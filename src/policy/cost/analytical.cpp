@@ -1,6 +1,9 @@
 #include "policy/cost/analytical.hpp"
 
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -149,6 +152,9 @@ double nest_traffic(const std::vector<const StmtView*>& stmts, double capacity) 
   return total;
 }
 
+/// Vector registers of the ISA the model assumes: 32 with AVX-512 (16 lanes), else 16.
+double vector_registers(const MachineModel& m) { return m.vector_lanes_f32 >= 16 ? 32 : 16; }
+
 /// Is access `a` of `s` a register block (analytical.hpp, mem_ops)?
 bool register_block(const StmtView& s, const AccessView& a, const MachineModel& m) {
   if (a.scope != ir::Scope::Local || a.gather || s.loops.size() < 2) return false;
@@ -164,12 +170,30 @@ bool register_block(const StmtView& s, const AccessView& a, const MachineModel& 
     if (k + 1 < s.loops.size() && s.loops[k]->kind != ir::LoopKind::U) return false;
     elems *= static_cast<double>(s.loops[k]->extent);
   }
-  const int registers = m.vector_lanes_f32 >= 16 ? 32 : 16;
-  return elems * a.elem_bytes <= registers / 2.0 * m.vector_lanes_f32 * 4.0;
+  return elems * a.elem_bytes <= vector_registers(m) / 2.0 * m.vector_lanes_f32 * 4.0;
+}
+
+/// The unrolled band of `s` (analytical.hpp, mem_ops): the U loops directly outside its innermost loop, as
+/// indices [first, innermost) into s.loops; empty (first == innermost) when there is none or it does not fit in
+/// the vector register file, one register per (band iteration, vector of the innermost loop).
+std::pair<std::size_t, std::size_t> unrolled_band(const StmtView& s, const MachineModel& m) {
+  const std::size_t n = s.loops.size();
+  if (n < 2) return {n, n};
+  std::size_t first = n - 1;
+  double iters = 1;
+  while (first > 0 && s.loops[first - 1]->kind == ir::LoopKind::U) {
+    --first;
+    iters *= static_cast<double>(s.loops[first]->extent);
+  }
+  const double vec = std::max(1, vector_width(s, m.vector_lanes_f32));
+  const double vectors = iters * std::ceil(static_cast<double>(s.loops.back()->extent) / vec);
+  if (vectors > vector_registers(m)) return {n - 1, n - 1};
+  return {first, n - 1};
 }
 
 /// mem_ops(S) of analytical.hpp: loads and stores per instance.
 double memory_ops(const StmtView& s, const MachineModel& m) {
+  const auto [band_first, band_end] = unrolled_band(s, m);
   double ops = 0;
   for (const auto& a : s.accesses) {
     if (!s.loops.empty()) {
@@ -177,9 +201,32 @@ double memory_ops(const StmtView& s, const MachineModel& m) {
       if (st && *st == 0) continue;
     }
     if (register_block(s, a, m)) continue;
-    ops += a.write && a.read ? 2 : 1;
+    double reuse = 1;  // band iterations that share the access's registers
+    for (std::size_t k = band_first; k < band_end; ++k)
+      if (!ir::mentions_var(*a.ref, s.loops[k]->var)) reuse *= static_cast<double>(s.loops[k]->extent);
+    ops += (a.write && a.read ? 2 : 1) / reuse;
   }
   return ops;
+}
+
+/// latency_s's chain length of `s` in cycles per instance (analytical.hpp): 0 unless its write is a register
+/// block accumulated across the reduction loop.
+double chain_cycles_per_instance(const StmtView& s, const MachineModel& m) {
+  if (s.loops.empty() || s.accesses.empty()) return 0;
+  const AccessView& w = s.accesses.front();
+  if (!w.write || !w.read) return 0;
+  std::size_t red = s.loops.size();  // the innermost loop the write does not mention
+  for (std::size_t k = s.loops.size(); k-- > 0;)
+    if (!ir::mentions_var(*w.ref, s.loops[k]->var)) {
+      red = k;
+      break;
+    }
+  if (red + 1 >= s.loops.size() || !register_block(s, w, m)) return 0;
+  double chains = 1;
+  for (std::size_t k = red + 1; k < s.loops.size(); ++k) chains *= static_cast<double>(s.loops[k]->extent);
+  const bool is_float = s.dtype == ir::DType::F32 || s.dtype == ir::DType::F64 || s.dtype == ir::DType::F16 ||
+                        s.dtype == ir::DType::BF16;
+  return (is_float ? m.add_latency_cycles : 1.0) / chains;
 }
 
 int stmt_parallelism(const StmtView& s, int threads) {
@@ -203,6 +250,18 @@ MachineModel MachineModel::detect(int threads) {
   m.ghz = detect_ghz();
 #if defined(__x86_64__) || defined(__i386__)
   m.vector_lanes_f32 = __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx2") ? 8 : 4;
+  // AMD Zen (family 17h-1Ah) has two FP multiply/FMA pipes beside two FP add pipes: a multiply and an add issue in
+  // the same cycle (the kernels are compiled with -ffp-contract=off, so they stay two instructions). Floating add
+  // latency: 3 cycles on Zen 1-4, 2 on Zen 5 (family 1Ah). Other cores keep the defaults (two FMA pipes, 4 cycles).
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541u /* "Auth" of AuthenticAMD */ &&
+      __get_cpuid(1, &eax, &ebx, &ecx, &edx)) {
+    const unsigned base = (eax >> 8) & 0xf, family = base == 0xf ? base + ((eax >> 20) & 0xff) : base;
+    if (family >= 0x17) {
+      m.flops_per_cycle_scalar = 4.0;
+      m.add_latency_cycles = family >= 0x1a ? 2.0 : 3.0;
+    }
+  }
 #else
   m.vector_lanes_f32 = 4;
 #endif
@@ -220,7 +279,8 @@ core::ojson MachineModel::to_json() const {
                      {"llc_bytes_per_s", llc_bytes_per_s},
                      {"l2_bytes_per_s", l2_bytes_per_s},
                      {"threads", threads},
-                     {"mem_ops_per_cycle", mem_ops_per_cycle}};
+                     {"mem_ops_per_cycle", mem_ops_per_cycle},
+                     {"add_latency_cycles", add_latency_cycles}};
 }
 
 MachineModel MachineModel::from_json(const core::ojson& j) {
@@ -241,6 +301,7 @@ MachineModel MachineModel::from_json(const core::ojson& j) {
   m.l2_bytes_per_s = num("l2_bytes_per_s");
   m.threads = static_cast<int>(num("threads"));
   if (j.contains("mem_ops_per_cycle")) m.mem_ops_per_cycle = num("mem_ops_per_cycle");
+  if (j.contains("add_latency_cycles")) m.add_latency_cycles = num("add_latency_cycles");
   return m;
 }
 
@@ -259,6 +320,8 @@ Estimate analytical_estimate(const ProgramView& v, const MachineModel& m) {
       ne.compute_s += static_cast<double>(s->instances) * std::max(1.0, s->work) / (rate * lanes_par);
       ne.issue_s += static_cast<double>(s->instances) * memory_ops(*s, m) /
                     (m.ghz * 1e9 * m.mem_ops_per_cycle * lanes_par);
+      ne.latency_s += static_cast<double>(s->instances) * chain_cycles_per_instance(*s, m) /
+                      (m.ghz * 1e9 * stmt_parallelism(*s, m.threads));
       if (!heaviest || s->instances > heaviest->instances) heaviest = s;
     }
     ne.parallelism = heaviest ? stmt_parallelism(*heaviest, m.threads) : 1;
@@ -268,10 +331,11 @@ Estimate analytical_estimate(const ProgramView& v, const MachineModel& m) {
     const double p = ne.parallelism;
     ne.memory_s = ne.traffic_l1 / (m.l2_bytes_per_s * p) + ne.traffic_l2 / (m.llc_bytes_per_s * p) +
                   ne.traffic_llc / (m.dram_bytes_per_s * std::min(p, 4.0));
-    ne.seconds = std::max({ne.compute_s, ne.memory_s, ne.issue_s});
+    ne.seconds = std::max({ne.compute_s, ne.memory_s, ne.issue_s, ne.latency_s});
     e.compute_s += ne.compute_s;
     e.memory_s += ne.memory_s;
     e.issue_s += ne.issue_s;
+    e.latency_s += ne.latency_s;
     e.seconds += ne.seconds;
     e.traffic_l1 += ne.traffic_l1;
     e.traffic_l2 += ne.traffic_l2;

@@ -2,7 +2,7 @@
 // working-set (capacity) estimate of cache traffic. It is the source of the rule below; features.hpp feeds its
 // terms to the learned model too.
 //
-// Predicted seconds of a program = sum over top-level nests of max(compute_s, memory_s, issue_s).
+// Predicted seconds of a program = sum over top-level nests of max(compute_s, memory_s, issue_s, latency_s).
 //
 // compute_s = sum over the nest's statements S of
 //     instances(S) * max(1, work(S)) / (ghz * 1e9 * flops_per_cycle_scalar * vec(S) * par(S))
@@ -45,7 +45,23 @@
 //             per run of it), or a register block — an `l` access whose loops inside the innermost loop r its
 //             subscript does not mention are U loops except the innermost, spanning at most half the vector
 //             register file (vector_registers / 2 * lanes * 4 bytes). GCC keeps such a fully unrolled,
-//             compacted local array (src/lower/compact.hpp) in registers across r.
+//             compacted local array (src/lower/compact.hpp) in registers across r. An access that mentions the
+//             innermost loop is divided by the iterations of the unrolled band it does not mention: the band is the
+//             U loops directly outside the innermost loop, when its iterations times the innermost loop's vectors
+//             fit in the vector register file (GCC unrolls it and loads such an access once for all of them: C of
+//             a register-blocked GEMM, reused by every row of the block).
+//
+// latency_s = sum over the nest's statements S whose write is a register block (see mem_ops) accumulated across
+//     its reduction loop R (the innermost loop the write does not mention) of
+//     instances(S) * lat(S) / (ghz * 1e9 * chains(S) * par(S))
+//   chains(S) product of the extents of the loops inside R: independent accumulators, one add of each per
+//             iteration of R;
+//   lat(S)    add_latency_cycles for a floating-point target, 1 for an integer one.
+//   (a steptp addition: the latency bound of a small register block, which the throughput terms miss. A 1 x 32
+//   block of GEMM 512^3, two vectors of accumulators, measured 10.7 ms against 1.47 ms for an 8 x 32 block. A
+//   scalar reduction is a chain too, but giving it this term lowered the held-out pairwise accuracy on two
+//   `make run` datasets from 63.0% to 59.9% and 65.5% to 62.0%: it ties programs that differ in their memory
+//   access, bench/RESULTS.md "Cost model: issue reuse and register-block latency".)
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -63,6 +79,7 @@ struct MachineModel {
   double ghz = 3.0;                     // core clock (GHz)
   int vector_lanes_f32 = 8;             // f32 lanes the compiler uses (AVX2: 8, AVX-512: 16)
   double mem_ops_per_cycle = 2.0;       // vector loads + stores issued per cycle, per core (a steptp addition)
+  double add_latency_cycles = 4.0;      // latency of a floating-point add (a steptp addition)
   std::int64_t l1_bytes = 32 * 1024, l2_bytes = 1024 * 1024, llc_bytes = 16 * 1024 * 1024;  // data cache sizes
   double dram_bytes_per_s = 12e9;       // one thread's DRAM bandwidth
   double llc_bytes_per_s = 60e9;        // one core's bandwidth from the last-level cache into L2
@@ -73,29 +90,32 @@ struct MachineModel {
   /// /sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}, else the defaults above; the clock from
   /// cpufreq's cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz", else 3 GHz; 16 lanes with AVX-512F (GCC's
   /// -march=native uses 512-bit vectors on AMD Zen 4/5; on Intel cores that prefer 256-bit vectors this
-  /// overstates the width), 8 with AVX2, 4 without. Bandwidths, flops_per_cycle_scalar and mem_ops_per_cycle keep
-  /// their defaults. `threads` is clamped to at least 1. Never throws.
+  /// overstates the width), 8 with AVX2, 4 without; on AMD Zen (CPUID family 17h-1Ah) flops_per_cycle_scalar 4
+  /// (two multiply and two add pipes) and add_latency_cycles 3, or 2 on Zen 5. Bandwidths and mem_ops_per_cycle
+  /// keep their defaults. `threads` is clamped to at least 1. Never throws.
   static MachineModel detect(int threads);
 
   /// {"flops_per_cycle_scalar", "ghz", "vector_lanes_f32", "l1_bytes", "l2_bytes", "llc_bytes",
-  /// "dram_bytes_per_s", "llc_bytes_per_s", "l2_bytes_per_s", "threads", "mem_ops_per_cycle"}.
+  /// "dram_bytes_per_s", "llc_bytes_per_s", "l2_bytes_per_s", "threads", "mem_ops_per_cycle", "add_latency_cycles"}.
   core::ojson to_json() const;
   /// Inverse of to_json. Throws std::runtime_error on a missing member or a non-positive value;
-  /// "mem_ops_per_cycle" may be missing (files written before it existed) and then keeps its default.
+  /// "mem_ops_per_cycle" and "add_latency_cycles" may be missing (files written before they existed) and then keep
+  /// their defaults.
   static MachineModel from_json(const core::ojson& j);
 };
 
 /// The model's terms for one top-level nest (seconds, bytes).
 struct NestEstimate {
-  double compute_s = 0, memory_s = 0, issue_s = 0, seconds = 0;
+  double compute_s = 0, memory_s = 0, issue_s = 0, latency_s = 0, seconds = 0;
   double traffic_l1 = 0, traffic_l2 = 0, traffic_llc = 0;  // T_c of the header comment, bytes
   int parallelism = 1;                                       // p of the header comment
 };
 
-/// The model's terms for a program: per nest and summed (seconds = sum of the nests' max(compute, memory, issue)).
+/// The model's terms for a program: per nest and summed (seconds = sum of the nests' max(compute, memory, issue,
+/// latency)).
 struct Estimate {
   std::vector<NestEstimate> nests;
-  double compute_s = 0, memory_s = 0, issue_s = 0, seconds = 0;
+  double compute_s = 0, memory_s = 0, issue_s = 0, latency_s = 0, seconds = 0;
   double traffic_l1 = 0, traffic_l2 = 0, traffic_llc = 0;
 };
 
