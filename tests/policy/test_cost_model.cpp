@@ -181,6 +181,19 @@ TEST(CostAnalytical, MachineModelJsonRoundTripsAndKeepsDefaultsOfLaterMembers) {
   EXPECT_THROW(MachineModel::from_json(old), std::runtime_error);
 }
 
+TEST(CostAnalytical, StridedOuterEntryTouchesSeparateRowsNotTheirSpan) {
+  // GEMM 512^3 tiled 8 x 16 in the block order tx f c d a. A_{d*64+tx,c} over c and d: 8 whole rows 64 apart, 8 x 32
+  // lines (16 KiB), not the 449-row span between them. L1 (32 KiB) overflows at c: per (tx, f) run D 8 rows x 2 lines
+  // (1 KiB) + A 16 KiB + C 512 rows x 2 lines (64 KiB), 1024 runs. L2 (1 MiB) overflows at f: D 8 x 32 lines
+  // (16 KiB) + A 16 KiB + C whole (1 MiB), 64 runs.
+  const ir::Task t = matmul("B^{64}_{tx=0}L^{16}_{f=0}L^{512}_{c=0}L^{8}_{d=0}L^{32}_{a=0}[C_{d*64+tx,f*32+a}=C_{d*64+tx,"
+                            "f*32+a}+A_{d*64+tx,c}*E_{c,f*32+a};];",
+                            512);
+  const Estimate e = analytical_estimate(t, test_machine());
+  EXPECT_EQ(e.traffic_l1, (1024.0 + 16384 + 65536) * 1024);
+  EXPECT_EQ(e.traffic_l2, (16384.0 + 16384 + 1048576) * 64);
+}
+
 TEST(CostAnalytical, ParallelOuterLoopIsFasterWithThreads) {
   const ir::Task par =
       matmul("P^{256}_{i=0}L^{256}_{k=0}L^{256}_{j=0}[C_{i,j}=C_{i,j}+A_{i,k}*E_{k,j};];", 256);

@@ -96,10 +96,12 @@ double footprint(const StmtView& s, const AccessView& a, std::size_t k) {
     span[d] = std::min(sp, shape[d]);
     distinct[d] = std::min({prod, sp, shape[d]});
   }
-  // the contiguous run: the last dimension, merged with outer ones while everything inside is covered whole
+  // the contiguous run: the last dimension, merged with outer ones while everything inside is covered whole and
+  // the outer one's indices are a range (a strided outer entry, d*64+tx over 8 values of d, touches 8 separate
+  // runs, not one of 449 rows)
   std::size_t d = rank - 1;
   double run_span = span[d], run_distinct = distinct[d], inner = shape[d];
-  while (d > 0 && distinct[d] >= shape[d] && (d == rank - 1 || run_distinct >= inner)) {
+  while (d > 0 && distinct[d] >= shape[d] && (d == rank - 1 || run_distinct >= inner) && distinct[d - 1] >= span[d - 1]) {
     --d;
     run_span = (span[d] - 1) * inner + run_span;
     run_distinct *= distinct[d];
