@@ -102,6 +102,7 @@ int run_apply(const ApplyOpts& o) {
         eo.max_steps = o.budget.max_steps;
         eo.fixed = fixed;
         eo.extra_seeds_if_insensitive = interp::kAdaptiveExtraSeeds;
+        eo.extra_seeds_if_cheap = interp::kCheapExtraSeeds;
         auto r = interp::check_equivalence(t, a.task, eo);
         rec["equivalence"] = nlohmann::json::parse(r.to_json());
         if (!r.equivalent) ++failures;

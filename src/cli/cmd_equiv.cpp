@@ -21,6 +21,7 @@ struct EquivArgs {
   std::string a, b;
   std::vector<std::uint64_t> seeds;
   std::uint32_t extra_seeds = interp::kAdaptiveExtraSeeds;
+  std::uint32_t cheap_seeds = interp::kCheapExtraSeeds;
   std::string dists = "NUWK";
   bool typed = false, exact = false, json = false;
   double rtol_scale = 1.0;
@@ -57,6 +58,7 @@ int equiv_cmd(const EquivArgs& x) {
   }
   if (!x.seeds.empty()) opt.seeds = x.seeds;
   opt.extra_seeds_if_insensitive = x.extra_seeds;
+  opt.extra_seeds_if_cheap = x.cheap_seeds;
   try {
     opt.dists = interp::parse_distributions(x.dists);
   } catch (const std::invalid_argument& e) {
@@ -91,6 +93,10 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
   sub->add_option("--extra-seeds", args->extra_seeds,
                   "adaptive draws: up to N further seeds when every draw passed but an output element of the original "
                   "took fewer than 3 distinct values (a saturated comparison or clamp, a bool output); 0: off")
+      ->capture_default_str();
+  sub->add_option("--cheap-seeds", args->cheap_seeds,
+                  "cheap checks: up to N further seeds, each untyped and typed, within 2^18 statement executions "
+                  "(a small program gets them all, a real workload none); 0: off")
       ->capture_default_str();
   sub->add_option("--dists", args->dists,
                   "input distributions of LEIR.md §11, letters N (normal), U (uniform on [0.5,1.5]), W (wide: "

@@ -82,8 +82,8 @@ int fuzz_cmd(FuzzArgs& a) {
   nlohmann::json j = r.figures.to_json();
   j["seed"] = a.run.seed;
   j["lower_every"] = a.opt.lower_every;
-  j["checker"] = {{"seeds", a.opt.checker_seeds}, {"dists", a.checker_dists},
-                  {"second_method", "seeds 100..131 x NUWK, untyped and typed"}};
+  j["checker"] = {{"seeds", a.opt.checker_seeds}, {"dists", a.checker_dists}, {"cheap_seeds", a.opt.checker_cheap_seeds},
+                  {"second_method", "seeds 1000.." + std::to_string(999 + fuzz::kJudgeSeeds) + " x NUWK, untyped and typed"}};
   nlohmann::json fl = nlohmann::json::array();
   for (const auto& f : r.failures)
     fl.push_back({{"check", f.check}, {"strategy", f.strategy}, {"seed", f.seed}, {"detail", f.detail}, {"file", f.file}});
@@ -138,6 +138,10 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
   sub->add_option("--checker-extra-seeds", a->opt.checker_extra_seeds,
                   "mutation check: the checker's adaptive draws, further seeds when an output element of the original "
                   "took < 3 distinct values (0: off)")
+      ->capture_default_str();
+  sub->add_option("--checker-cheap-seeds", a->opt.checker_cheap_seeds,
+                  "mutation check: the checker's cheap-check draws, further seeds (untyped and typed) within 2^18 "
+                  "statement executions (0: off)")
       ->capture_default_str();
   sub->add_option("--checker-dists", a->checker_dists,
                   "mutation check: the checker's input distributions as letters (N, U, W, K; LEIR.md §11)")

@@ -218,17 +218,6 @@ std::string chain_error(const Task& t, const dataset::Reference& root_ref, int s
   return "";
 }
 
-/// Is the accepted mutant really equivalent? 32 seeds (100..131) x N, U, W, K, untyped and then typed (§8.2
-/// precision).
-bool confirmed_equivalent(const Task& t, const Task& m) {
-  interp::EquivOptions strong;
-  strong.seeds.clear();
-  for (std::uint64_t s = 0; s < 32; ++s) strong.seeds.push_back(100 + s);
-  if (!interp::check_equivalence(t, m, strong).equivalent) return false;
-  strong.typed = true;
-  return interp::check_equivalence(t, m, strong).equivalent;
-}
-
 /// Writes a missed mutant next to the regressions: <regressions_dir>/../mutant_misses/<kind>_<seed>.json.
 void write_miss(const DiffOptions& opt, MutationKind k, std::uint64_t seed, const Task& t, const Mutant& m) {
   if (opt.regressions_dir.empty()) return;
@@ -254,12 +243,7 @@ void check_mutants(const Task& t, std::uint64_t seed, const DiffOptions& opt, Fi
       continue;
     }
     ++mf.generated;
-    interp::EquivOptions checker;
-    checker.seeds.clear();
-    for (int s = 0; s < opt.checker_seeds; ++s) checker.seeds.push_back(std::uint64_t(s));
-    checker.dists = opt.checker_dists;
-    checker.extra_seeds_if_insensitive = opt.checker_extra_seeds;
-    if (!interp::check_equivalence(t, m->task, checker).equivalent) {
+    if (!interp::check_equivalence(t, m->task, mutation_checker(opt)).equivalent) {
       ++mf.rejected;
     } else if (confirmed_equivalent(t, m->task)) {
       ++mf.equivalent;
@@ -276,6 +260,26 @@ Failure failure(std::string check, std::string strategy, std::string detail, std
 }
 
 }  // namespace
+
+interp::EquivOptions mutation_checker(const DiffOptions& opt) {
+  interp::EquivOptions checker;
+  checker.seeds.clear();
+  for (int s = 0; s < opt.checker_seeds; ++s) checker.seeds.push_back(std::uint64_t(s));
+  checker.dists = opt.checker_dists;
+  checker.extra_seeds_if_insensitive = opt.checker_extra_seeds;
+  checker.extra_seeds_if_cheap = opt.checker_cheap_seeds;
+  return checker;
+}
+
+// Four times the seeds the checker draws at most (3 + 61 cheap-check seeds).
+bool confirmed_equivalent(const ir::Task& t, const ir::Task& m) {
+  interp::EquivOptions strong;
+  strong.seeds.clear();
+  for (std::uint64_t s = 0; s < kJudgeSeeds; ++s) strong.seeds.push_back(1000 + s);
+  if (!interp::check_equivalence(t, m, strong).equivalent) return false;
+  strong.typed = true;
+  return interp::check_equivalence(t, m, strong).equivalent;
+}
 
 std::int64_t Figures::executions() const {
   std::int64_t m = 0;

@@ -28,6 +28,9 @@
 
 namespace steptp::fuzz {
 
+/// Seeds of the mutation check's second method (differential.cpp confirmed_equivalent).
+inline constexpr std::uint64_t kJudgeSeeds = 256;
+
 struct DiffOptions {
   GenOptions gen;
   int lower_every = 4;               // check_lowering on programs whose index is a multiple of this; 0: never
@@ -36,16 +39,27 @@ struct DiffOptions {
   int chain_steps = 5;               // 0: no chain
   bool mutants = true;
   /// The equivalence checker under test in the mutation check: its seeds (0..checker_seeds-1) and
-  /// distributions (default: LEIR.md §11's defaults, 3 seeds x N, U, W, K). The second method that recognises
-  /// truly equivalent mutants stays fixed: 32 other seeds x all four distributions, untyped and typed.
+  /// distributions (default: LEIR.md §11's defaults, 3 seeds x N, U, W, K), adaptive and cheap-check draws as
+  /// `steptp equiv`. The second method that recognises truly equivalent mutants stays fixed: kJudgeSeeds other
+  /// seeds x all four distributions, untyped and typed, four times the most the checker draws.
   int checker_seeds = 3;
   std::uint32_t checker_extra_seeds = interp::kAdaptiveExtraSeeds;  // EquivOptions::extra_seeds_if_insensitive
+  std::uint32_t checker_cheap_seeds = interp::kCheapExtraSeeds;     // EquivOptions::extra_seeds_if_cheap
   std::vector<interp::Distribution> checker_dists{interp::Distribution::Normal, interp::Distribution::Uniform,
                                                   interp::Distribution::Wide, interp::Distribution::Literal};
   bool minimize = true;
   double minimize_seconds = 30.0;    // per failure
   std::string regressions_dir;       // "" = write no files; mutant misses go to its sibling mutant_misses/
 };
+
+/// The equivalence checker under test in the mutation check: seeds 0..opt.checker_seeds-1 x opt.checker_dists,
+/// with opt's adaptive and cheap-check draws (interp::EquivOptions).
+interp::EquivOptions mutation_checker(const DiffOptions& opt);
+
+/// The mutation check's second method: is a mutant the checker accepted really equivalent to `t`? kJudgeSeeds
+/// seeds (1000, 1001, ...; disjoint from the checker's) x N, U, W, K, untyped and then typed (§8.2 precision).
+/// Strong evidence, not proof. Never throws for programs that validate.
+bool confirmed_equivalent(const ir::Task& t, const ir::Task& m);
 
 /// One failed check. `strategy` names the strategy for enumerate/candidate failures; `task` is the minimised task
 /// (the generated one when minimisation is off); `file` the regression file written ("" if none).

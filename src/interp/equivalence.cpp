@@ -217,7 +217,7 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
           match = (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
         } else {
           match = elements_match(a, b, k.dtype, opt.rtol_scale);  // §11 step 4, shared with lowering checks
-          if (!match && opt.typed && ir::is_float(k.dtype)) {
+          if (!match && ro.typed && ir::is_float(k.dtype)) {
             if (allowance.empty()) {
               if (exact.empty()) {
                 RunOptions f64 = ro;
@@ -267,18 +267,40 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
   for (std::uint64_t seed : opt.seeds)
     for (Distribution dist : opt.dists)
       if (!run_draw(seed, dist)) return *early;
+  std::uint64_t next = opt.seeds.empty() ? 0 : *std::max_element(opt.seeds.begin(), opt.seeds.end()) + 1;
+  std::string added;  // why seeds were added, for the message
   if (degenerate.empty() && !r.has_mismatch && opt.extra_seeds_if_insensitive > 0 && !opt.seeds.empty() &&
       insensitive()) {
     // The extension at most doubles the check's work, or spends kAdaptiveMinBudget statement executions.
     const std::uint64_t per_seed = std::max<std::uint64_t>(1, done_before / opt.seeds.size());
     const std::uint64_t affordable = std::max<std::uint64_t>(done_before, kAdaptiveMinBudget) / per_seed;
     const std::uint64_t extra = std::min<std::uint64_t>(opt.extra_seeds_if_insensitive, affordable);
-    std::uint64_t next = *std::max_element(opt.seeds.begin(), opt.seeds.end()) + 1;
     for (std::uint64_t i = 0; i < extra && !r.has_mismatch && degenerate.empty(); ++i, ++next) {
       for (Distribution dist : opt.dists)
         if (!run_draw(next, dist)) return *early;
       ++r.extra_seeds;
     }
+    if (r.extra_seeds) added = std::to_string(r.extra_seeds) + " added: an output element took < 3 distinct values";
+  }
+  if (degenerate.empty() && !r.has_mismatch && opt.extra_seeds_if_cheap > 0 && !opt.seeds.empty()) {
+    // Cheap checks draw on, within kCheapCheckBudget statement executions: each further seed with every
+    // distribution, untyped and (unless the check is typed already) typed, stopping at the first mismatch.
+    const std::uint64_t per_seed =
+        std::max<std::uint64_t>(1, done_before / (opt.seeds.size() + r.extra_seeds)) * (opt.typed ? 1 : 2);
+    const std::uint64_t extra = std::min<std::uint64_t>(opt.extra_seeds_if_cheap, kCheapCheckBudget / per_seed);
+    const std::uint32_t before = r.extra_seeds;
+    for (std::uint64_t i = 0; i < extra && !r.has_mismatch && degenerate.empty(); ++i, ++next) {
+      for (const bool typed : opt.typed ? std::vector<bool>{true} : std::vector<bool>{false, true}) {
+        ro.typed = typed;
+        for (Distribution dist : opt.dists)
+          if (!r.has_mismatch && !run_draw(next, dist)) return *early;
+      }
+      ro.typed = opt.typed;
+      ++r.extra_seeds;
+    }
+    if (r.extra_seeds > before)
+      added += std::string(added.empty() ? "" : "; ") + std::to_string(r.extra_seeds - before) +
+               " added, untyped and typed: a cheap check";
   }
   if (!degenerate.empty()) return fail("E505", degenerate);
   if (r.has_mismatch) {
@@ -292,8 +314,7 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
   r.code.clear();
   std::string dists;
   for (Distribution d : opt.dists) dists += std::string(dists.empty() ? "" : ",") + distribution_name(d);
-  const std::string added =
-      r.extra_seeds ? " (" + std::to_string(r.extra_seeds) + " added: an output element took < 3 distinct values)" : "";
+  if (r.extra_seeds) added = " (" + added + ")";
   r.message = "equivalent on " + std::to_string(opt.seeds.size() + r.extra_seeds) + " seed(s) x {" + dists + "}" +
               added + "; max abs err " +
               fmt_num(r.max_abs_err) + ", max rel err " + fmt_num(r.max_rel_err);

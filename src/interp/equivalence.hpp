@@ -21,6 +21,11 @@ inline constexpr std::uint32_t kAdaptiveExtraSeeds = 8;
 /// The adaptive draws spend at most max(the check's own statement executions, this many) more executions.
 inline constexpr std::uint64_t kAdaptiveMinBudget = std::uint64_t{1} << 20;
 
+/// Seeds the CLI's checks add to a cheap check (EquivOptions::extra_seeds_if_cheap): 61, so 64 in all.
+inline constexpr std::uint32_t kCheapExtraSeeds = 61;
+/// A cheap check's further seeds spend at most this many statement executions.
+inline constexpr std::uint64_t kCheapCheckBudget = std::uint64_t{1} << 20;
+
 struct EquivOptions {
   std::vector<std::uint64_t> seeds{0, 1, 2};
   std::vector<Distribution> dists{Distribution::Normal, Distribution::Uniform, Distribution::Wide,
@@ -37,6 +42,14 @@ struct EquivOptions {
   /// turns it off; `steptp equiv`,
   /// `apply --verify` and the fuzzer's mutation check use kAdaptiveExtraSeeds (bench/RESULTS.md, "Adaptive draws").
   std::uint32_t extra_seeds_if_insensitive = 0;
+  /// Cheap checks: when every draw (adaptive ones included) passes, up to this many further seeds are drawn with
+  /// every distribution, each untyped and typed (§8.2 precision, with the rounding allowance), stopping at the first
+  /// mismatch, within kCheapCheckBudget statement executions: a small program (a few hundred executions per draw)
+  /// gets 64 seeds, a real workload none. A difference masked on most inputs (a clamp reached only by a wide draw,
+  /// an f16 product that underflows to -0 and flips a comparison) is met (bench/RESULTS.md, "Cheap checks draw
+  /// on"). 0 (the library default) turns it off; `steptp equiv`, `apply --verify` and the fuzzer's mutation check
+  /// use kCheapExtraSeeds.
+  std::uint32_t extra_seeds_if_cheap = 0;
   bool exact = false;          // require bit-identical outputs (class E)
   double rtol_scale = 1.0;     // multiplies the per-dtype rtol/atol
   std::uint64_t max_steps = 0; // per run; 0 = unlimited

@@ -2,8 +2,10 @@
 // mutation on a hand-written task, the minimiser, a short seeded fuzz run, and the replay of the committed
 // regression files in fuzz/regressions/.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -267,6 +269,29 @@ void replay(bool with_compiler) {
     EXPECT_EQ(check_error(f.task, f.check, f.strategy, f.seed, {}), "") << e.path();
   }
   ::testing::Test::RecordProperty("replayed", n);
+}
+
+/// Mutants that an earlier checker accepted (misses of `steptp fuzz --seed 70000`, kept as written to
+/// mutant_misses/): each is really non-equivalent (the second method says so), the checker of the mutation check
+/// rejects it, and without its cheap-check draws it did not.
+TEST(FuzzMutantRegressions, CheckerRejectsEachCommittedMiss) {
+  const fs::path dir = fs::path(STEPTP_SOURCE_DIR) / "fuzz" / "mutant_regressions";
+  ASSERT_TRUE(fs::is_directory(dir));
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".json") continue;
+    SCOPED_TRACE(e.path().string());
+    std::ifstream f(e.path());
+    const auto j = nlohmann::json::parse(f);
+    const ir::Task t = ir::parse_task(j.at("original").dump()), m = ir::parse_task(j.at("mutant").dump());
+    ++n;
+    EXPECT_FALSE(confirmed_equivalent(t, m));
+    DiffOptions opt;
+    EXPECT_FALSE(interp::check_equivalence(t, m, mutation_checker(opt)).equivalent);
+    opt.checker_cheap_seeds = 0;
+    EXPECT_TRUE(interp::check_equivalence(t, m, mutation_checker(opt)).equivalent);
+  }
+  EXPECT_GE(n, 5);
 }
 
 TEST(FuzzRegressions, CommittedCasesPass) { replay(false); }

@@ -278,5 +278,27 @@ TEST(Equivalence, AdaptiveDrawsExtendACheckWhoseOutputDidNotVary) {
   EXPECT_EQ(check_equivalence(f, f, on).extra_seeds, 0u);  // a float output that varies: no extension
 }
 
+TEST(Equivalence, CheapChecksDrawOnUntypedAndTypedWithinTheirBudget) {
+  // 16 multiplications per draw, 32 per draw pair, x 4 distributions x untyped and typed: 256 executions per
+  // further seed, so all 61 fit in 2^20. A 1024^2 product (2^20 per run) gets none.
+  const std::vector<ir::KnownBuffer> k{in("A", {16}), in("C", {16}), out("D", {16})};
+  const ir::Task f = make_task("B^{16}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}*C^{f32,g}_{tx};];", k);
+  EquivOptions on;
+  on.extra_seeds_if_cheap = kCheapExtraSeeds;
+  const EquivResult self = check_equivalence(f, f, on);
+  EXPECT_TRUE(self.equivalent);
+  EXPECT_EQ(self.extra_seeds, kCheapExtraSeeds);
+  EXPECT_NE(self.message.find("equivalent on 64 seed(s) x {N,U,W,K} (61 added, untyped and typed: a cheap check)"),
+            std::string::npos)
+      << self.message;
+  EXPECT_EQ(check_equivalence(f, f).extra_seeds, 0u);  // library default: off
+  const std::vector<ir::KnownBuffer> big{in("A", {1024, 1024}), in("C", {1024, 1024}), out("D", {1024, 1024})};
+  const ir::Task b = make_task("B^{1024}_{tx=0}L^{1024}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*C^{f32,g}_{tx,a};];", big);
+  on.seeds = {0};
+  on.dists = {Distribution::Normal};
+  EXPECT_EQ(check_equivalence(b, b, on).extra_seeds, 0u);
+  // (the typed half: fuzz/mutant_regressions/swap_operands_70451.json, an f16 product that underflows to -0)
+}
+
 }  // namespace
 }  // namespace steptp::interp
