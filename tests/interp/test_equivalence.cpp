@@ -298,6 +298,17 @@ TEST(Equivalence, CheapChecksDrawOnUntypedAndTypedWithinTheirBudget) {
   on.dists = {Distribution::Normal};
   EXPECT_EQ(check_equivalence(b, b, on).extra_seeds, 0u);
   // (the typed half: fuzz/mutant_regressions/swap_operands_70451.json, an f16 product that underflows to -0)
+  // An original that cannot run typed (70000 overflows f16 to inf, which no i32 holds) leaves an untyped check
+  // equivalent rather than inconclusive: those draws give no verdict.
+  const ir::Task o = make_task("B^{4}_{tx=0}[G^{f16,g}_{tx}=abs(A^{f32,g}_{tx})*0.0+70000.0;];B^{4}_{tx=0}[D^{i32,g}_{tx}="
+                               "G^{f16,g}_{tx};];",
+                               {in("A", {4}), out("D", {4}, DType::I32)});
+  EquivOptions typed;
+  typed.typed = true;
+  EXPECT_EQ(check_equivalence(o, o, typed).code, "E502");  // the premise: typed, the original fails
+  const EquivResult ov = check_equivalence(o, o, on);
+  EXPECT_TRUE(ov.equivalent) << ov.message;
+  EXPECT_EQ(ov.extra_seeds, kCheapExtraSeeds);
 }
 
 }  // namespace
