@@ -95,7 +95,7 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
                   "took fewer than 3 distinct values (a saturated comparison or clamp, a bool output); 0: off")
       ->capture_default_str();
   sub->add_option("--cheap-seeds", args->cheap_seeds,
-                  "cheap checks: up to N further seeds, each untyped and typed, within 2^18 statement executions "
+                  "cheap checks: up to N further seeds, each untyped and typed, within 2^20 statement executions "
                   "(a small program gets them all, a real workload none); 0: off")
       ->capture_default_str();
   sub->add_option("--dists", args->dists,

@@ -140,7 +140,7 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
                   "took < 3 distinct values (0: off)")
       ->capture_default_str();
   sub->add_option("--checker-cheap-seeds", a->opt.checker_cheap_seeds,
-                  "mutation check: the checker's cheap-check draws, further seeds (untyped and typed) within 2^18 "
+                  "mutation check: the checker's cheap-check draws, further seeds (untyped and typed) within 2^20 "
                   "statement executions (0: off)")
       ->capture_default_str();
   sub->add_option("--checker-dists", a->checker_dists,

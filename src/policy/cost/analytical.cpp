@@ -157,15 +157,17 @@ double nest_traffic(const std::vector<const StmtView*>& stmts, double capacity) 
 /// Vector registers of the ISA the model assumes: 32 with AVX-512 (16 lanes), else 16.
 double vector_registers(const MachineModel& m) { return m.vector_lanes_f32 >= 16 ? 32 : 16; }
 
+/// Index in s.loops of the innermost loop that access `a` does not mention; s.loops.size() when it mentions all.
+std::size_t innermost_unmentioned(const StmtView& s, const AccessView& a) {
+  for (std::size_t k = s.loops.size(); k-- > 0;)
+    if (!ir::mentions_var(*a.ref, s.loops[k]->var)) return k;
+  return s.loops.size();
+}
+
 /// Is access `a` of `s` a register block (analytical.hpp, mem_ops)?
 bool register_block(const StmtView& s, const AccessView& a, const MachineModel& m) {
   if (a.scope != ir::Scope::Local || a.gather || s.loops.size() < 2) return false;
-  std::size_t r = s.loops.size();
-  for (std::size_t k = s.loops.size(); k-- > 0;)
-    if (!ir::mentions_var(*a.ref, s.loops[k]->var)) {
-      r = k;
-      break;
-    }
+  const std::size_t r = innermost_unmentioned(s, a);
   if (r + 1 >= s.loops.size()) return false;  // none, or the innermost loop (then the access is invariant)
   double elems = 1;
   for (std::size_t k = r + 1; k < s.loops.size(); ++k) {
@@ -217,18 +219,11 @@ double chain_cycles_per_instance(const StmtView& s, const MachineModel& m) {
   if (s.loops.empty() || s.accesses.empty()) return 0;
   const AccessView& w = s.accesses.front();
   if (!w.write || !w.read) return 0;
-  std::size_t red = s.loops.size();  // the innermost loop the write does not mention
-  for (std::size_t k = s.loops.size(); k-- > 0;)
-    if (!ir::mentions_var(*w.ref, s.loops[k]->var)) {
-      red = k;
-      break;
-    }
+  const std::size_t red = innermost_unmentioned(s, w);  // the reduction loop
   if (red + 1 >= s.loops.size() || !register_block(s, w, m)) return 0;
   double chains = 1;
   for (std::size_t k = red + 1; k < s.loops.size(); ++k) chains *= static_cast<double>(s.loops[k]->extent);
-  const bool is_float = s.dtype == ir::DType::F32 || s.dtype == ir::DType::F64 || s.dtype == ir::DType::F16 ||
-                        s.dtype == ir::DType::BF16;
-  return (is_float ? m.add_latency_cycles : 1.0) / chains;
+  return (ir::is_float(s.dtype) ? m.add_latency_cycles : 1.0) / chains;
 }
 
 int stmt_parallelism(const StmtView& s, int threads) {
