@@ -87,6 +87,12 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
   c->add_option("--lookahead", o->policy.lookahead,
                 "cost: score a candidate by the better of itself and its best child by this strategy (none: off)")
       ->capture_default_str();
+  c->add_option("--sketch", o->policy.sketch,
+                "cost: multi-step plans whose steps are proposed first: register_block (split, reorder, local write "
+                "cache, unroll of an accumulation nest) or none")
+      ->capture_default_str()->check(CLI::IsMember({"register_block", "none"}));
+  c->add_flag("--measure-guided", o->policy.measure_guided,
+              "cost: measure the 2k best candidates (against --measurements) and propose the k fastest");
   c->add_option("--timer", o->timer, "real, or fixed (a deterministic latency model, for tests)")->capture_default_str();
   c->add_option("--repeats", o->repeats, "timing repeats (default: the dataset's, else 15)");
   c->add_option("--threads", o->threads, "threads of the measured kernels and of the library baseline")

@@ -1,6 +1,9 @@
 #include "policy/cost_policy.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <map>
+#include <mutex>
 #include <set>
 
 #include "core/canon.hpp"
@@ -9,6 +12,7 @@
 #include "ir/printer.hpp"
 #include "policy/cost/analytical.hpp"
 #include "policy/cost/model.hpp"
+#include "policy/cost/register_block_sketch.hpp"
 #include "strategies/strategy_lock.hpp"
 
 namespace steptp::policy {
@@ -16,8 +20,10 @@ namespace {
 
 class CostPolicy : public Policy {
  public:
-  CostPolicy(std::unique_ptr<cost::CostModel> model, int enum_limit, const strategy::StrategyInfo* lookahead)
-      : model_(std::move(model)), limit_(std::max(1, enum_limit)), lookahead_(lookahead) {}
+  CostPolicy(std::unique_ptr<cost::CostModel> model, int enum_limit, const strategy::StrategyInfo* lookahead,
+             bool sketch, int lanes, bool measure_guided)
+      : model_(std::move(model)), limit_(std::max(1, enum_limit)), lookahead_(lookahead), sketch_(sketch),
+        lanes_(lanes), measure_guided_(measure_guided) {}
   std::string name() const override { return "cost"; }
 
   Reply reply(const Prompt& p, int /*sample*/) override {
@@ -45,6 +51,7 @@ class CostPolicy : public Policy {
       std::string id, strategy, leir;
     };
     std::vector<Scored> scored;
+    std::vector<ir::Task> children;  // parallel to scored
     std::set<std::string> seen{core::alpha_canonical(*p.task)};
     std::size_t taken = 0;
     for (std::size_t round = 0; taken < std::size_t(limit_); ++round) {
@@ -59,21 +66,46 @@ class CostPolicy : public Policy {
           const std::string canon = core::alpha_canonical(ap.task);
           if (!seen.insert(canon).second || (p.seen && p.seen(canon))) continue;
           const double own = model_->score(ap.task);
-          scored.push_back({lookahead_score(ap.task, own), own, scored.size(), c.id(), c.strategy,
-                            ir::print_program(ap.task.program)});
+          scored.push_back({own, own, scored.size(), c.id(), c.strategy, ir::print_program(ap.task.program)});
+          children.push_back(std::move(ap.task));
         } catch (const std::exception&) {
           continue;
         }
       }
       if (!any) break;
     }
+    // The lookahead, for the memory family's candidates (the layout and cache changes it exists for, whose own
+    // score is often poor) and the kLookaheadTop others best by their own score (ties in enumeration order).
+    if (lookahead_) {
+      std::vector<std::size_t> by_own(scored.size());
+      for (std::size_t i = 0; i < by_own.size(); ++i) by_own[i] = i;
+      std::stable_sort(by_own.begin(), by_own.end(),
+                       [&](std::size_t a, std::size_t b) { return scored[a].own < scored[b].own; });
+      std::size_t others = 0;
+      for (std::size_t i : by_own) {
+        const strategy::StrategyInfo* s = strategy::find(scored[i].strategy);
+        if (!(s && s->family == strategy::Family::Memory) && others++ >= kLookaheadTop) continue;
+        scored[i].score = lookahead_score(children[i], scored[i].own);
+      }
+    }
     // Ties of the lookahead score (every reorder of a nest reaches the same best order) go to the better own score.
     std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
       return a.score != b.score ? a.score < b.score : a.own < b.own;
     });
+    // The next step of a plan goes first (and only once).
+    const double best_one_step = scored.empty() ? std::numeric_limits<double>::infinity() : scored[0].score;
+    if (std::optional<PlannedStep> next = planned_step(p, best_one_step)) {
+      std::erase_if(scored, [&](const Scored& s) { return s.leir == next->leir; });
+      scored.insert(scored.begin(), Scored{next->score, next->score, 0, next->id, next->strategy, next->leir});
+    }
     Reply r;
     r.finish_reason = "stop";
     const std::size_t want = std::size_t(std::max(1, p.n));
+    if (scored.empty()) {
+      r.none = true;
+      return r;
+    }
+    if (measure_guided_ && p.measure) scored = measured_best(p, std::move(scored), want);
     if (scored.empty()) {
       r.none = true;
       return r;
@@ -93,6 +125,10 @@ class CostPolicy : public Policy {
   /// example above, the loop_reorder itself rather than a fusion whose reordered child is a little better).
   /// Scores are predicted log2 seconds, so the factor 1.25 is an added log2(1.25).
   static constexpr double kLookaheadMarginLog2 = 0.321928;  // log2(1.25)
+  /// Candidates outside the memory family (the best by their own score) that get the lookahead. Each lookahead
+  /// enumerates the lookahead strategy with its isl legality checks: 0.06 s on a GEMM, 0.6 s on a register-blocked
+  /// one (bench/RESULTS.md), so 250 candidates made one reply take minutes.
+  static constexpr std::size_t kLookaheadTop = 64;
 
   /// min(own, score of every child of `t` by the lookahead strategy + kLookaheadMarginLog2); `own` without one.
   double lookahead_score(const ir::Task& t, double own) const {
@@ -117,15 +153,87 @@ class CostPolicy : public Policy {
     return best;
   }
 
+  /// --measure-guided: measures the 2·want best of `scored` (in their order) through Prompt::measure and returns
+  /// the measured ones, fastest first (ties in model order); candidates that are not equivalent, fail to measure or
+  /// find the budget spent are dropped.
+  template <class S>
+  std::vector<S> measured_best(const Prompt& p, std::vector<S> scored, std::size_t want) const {
+    struct Measured {
+      double speedup;
+      std::size_t rank;
+    };
+    std::vector<Measured> m;
+    for (std::size_t i = 0; i < scored.size() && i < 2 * want; ++i)
+      if (std::optional<double> s = p.measure(scored[i].strategy, scored[i].leir, scored[i].id)) m.push_back({*s, i});
+    std::stable_sort(m.begin(), m.end(), [](const Measured& a, const Measured& b) { return a.speedup > b.speedup; });
+    std::vector<S> out;
+    for (const auto& x : m) out.push_back(std::move(scored[x.rank]));
+    return out;
+  }
+
+  struct PlannedStep {
+    double score;  // predicted score of the plan's last program
+    std::string id, strategy, leir;
+  };
+  struct Memo {
+    strategy::Candidate next;
+    double score;
+  };
+
+  /// The next step of the plan the prompt's program is on, when its result is unseen: the remembered one when an
+  /// earlier reply planned through this program, else the first step of a new register-block plan whose last
+  /// program beats `best_one_step` by kLookaheadMarginLog2 (each intermediate program of that plan is remembered
+  /// with its next step, so that later replies follow the plan). nullopt otherwise.
+  std::optional<PlannedStep> planned_step(const Prompt& p, double best_one_step) {
+    const ir::Task& t = *p.task;
+    const std::string canon = core::alpha_canonical(t);
+    std::optional<Memo> memo;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = memos_.find(canon); it != memos_.end()) memo = it->second;
+    }
+    if (!memo && sketch_) {
+      const std::optional<cost::Plan> plan =
+          cost::register_block_plan(t, lanes_, [&](const ir::Task& x) { return model_->score(x); });
+      if (!plan || plan->steps.empty() || !(plan->score + kLookaheadMarginLog2 < best_one_step)) return std::nullopt;
+      std::lock_guard<std::mutex> lock(mu_);
+      std::string at = canon;
+      for (const auto& st : plan->steps) {
+        memos_.emplace(at, Memo{st.candidate, plan->score});
+        at = core::alpha_canonical(st.after);
+      }
+      memo = memos_.at(canon);
+    }
+    if (!memo) return std::nullopt;
+    try {
+      const strategy::Applied ap = strategy::locked_apply(*strategy::find(memo->next.strategy), t, memo->next);
+      const std::string c = core::alpha_canonical(ap.task);
+      if (c == canon || (p.seen && p.seen(c))) return std::nullopt;
+      return PlannedStep{memo->score, memo->next.id(), memo->next.strategy, ir::print_program(ap.task.program)};
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+
   std::unique_ptr<cost::CostModel> model_;
   int limit_;
   const strategy::StrategyInfo* lookahead_;  // null: no lookahead
+  bool sketch_;                              // plan register blocks (register_block_sketch.hpp)
+  int lanes_;                                // f32 vector lanes, for the sketch's block shapes
+  bool measure_guided_;                      // measure the top candidates through Prompt::measure
+  std::mutex mu_;
+  std::map<std::string, Memo> memos_;  // alpha-canonical program -> the next step of the plan through it
 };
 
 }  // namespace
 
 std::unique_ptr<Policy> make_cost_policy(const std::string& model, int enum_limit, int threads,
-                                         const std::string& lookahead) {
+                                         const std::string& lookahead, const std::string& sketch,
+                                         bool measure_guided) {
+  if (sketch != "register_block" && sketch != "none")
+    throw std::runtime_error("unknown sketch '" + sketch + "' (register_block or none)");
+  const cost::MachineModel machine = cost::MachineModel::detect(threads);
+  const bool use_sketch = sketch == "register_block";
   const strategy::StrategyInfo* la = nullptr;
   if (lookahead != "none") {
     la = strategy::find(lookahead);
@@ -134,9 +242,10 @@ std::unique_ptr<Policy> make_cost_policy(const std::string& model, int enum_limi
                                "' (see `steptp strategies list`, or none)");
   }
   if (model == "analytical")
-    return std::make_unique<CostPolicy>(cost::make_analytical_model(cost::MachineModel::detect(threads)), enum_limit,
-                                        la);
-  return std::make_unique<CostPolicy>(cost::load_cost_model(model), enum_limit, la);
+    return std::make_unique<CostPolicy>(cost::make_analytical_model(machine), enum_limit, la, use_sketch,
+                                        machine.vector_lanes_f32, measure_guided);
+  return std::make_unique<CostPolicy>(cost::load_cost_model(model), enum_limit, la, use_sketch,
+                                      machine.vector_lanes_f32, measure_guided);
 }
 
 }  // namespace steptp::policy

@@ -14,7 +14,21 @@
 // loop order that walks the new layout unit-stride: `x @ W^T` needs W transposed and then the i-k-j order, and the
 // transposition alone is slower. A one-step ranking never proposes such an enabling step; this makes it rank it by
 // what it enables; ties go to the better own score. "none" turns it off. It costs one enumeration of the lookahead
-// strategy per scored candidate.
+// strategy per candidate that gets it: every candidate of the memory family and the 64 best others by their own
+// score (the rest keep their own score).
+//
+// Sketch (a steptp addition to §9.3; `sketch` "register_block", the default, or "none"): when the prompt's program
+// has an accumulation nest, the policy also builds the register-block plan of policy/cost/register_block_sketch.hpp
+// (reorder, splits, reorders, local write cache, unrolling: seven legal steps on a GEMM, the middle four of which
+// gain nothing in the model). When the plan's last program beats the best one-step score by the lookahead margin, the plan's first
+// step is proposed first and every program on the plan remembers its next step: a later reply at one of them
+// proposes that step first (once; an already seen result is not proposed again). The plans are remembered for the
+// policy's lifetime, so the replies depend on the order of earlier replies; a search asks in a deterministic order.
+//
+// Measure-guided (§9.3 `--measure-guided`): inside a search (Prompt::measure set), the policy measures its 2k best
+// candidates in ranked order (the plan's step first) against the search's measurement budget and proposes the k
+// fastest measured ones; candidates that are not equivalent or find the budget spent are dropped, so a reply may hold
+// fewer than k programs (the rest count as missing). Outside a search it ranks by the model alone.
 #pragma once
 #include <memory>
 #include <string>
@@ -24,9 +38,13 @@
 namespace steptp::policy {
 
 /// `model`: "analytical" (assuming `threads` threads) or the path of a model file written by `steptp cost-model
-/// train`. `lookahead`: a registered strategy name or "none". Throws std::runtime_error naming the file when the
-/// model cannot be loaded, or the strategy when `lookahead` is unknown.
+/// train`. `lookahead`: a registered strategy name or "none". `sketch`: "register_block" or "none".
+/// `measure_guided`: measure the top candidates (above) instead of trusting the model. Throws
+/// std::runtime_error naming the file when the model cannot be loaded, the strategy when `lookahead` is unknown, or
+/// the sketch when it is neither.
 std::unique_ptr<Policy> make_cost_policy(const std::string& model, int enum_limit, int threads,
-                                         const std::string& lookahead = "loop_reorder");
+                                         const std::string& lookahead = "loop_reorder",
+                                         const std::string& sketch = "register_block",
+                                         bool measure_guided = false);
 
 }  // namespace steptp::policy

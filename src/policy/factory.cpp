@@ -27,7 +27,8 @@ std::unique_ptr<Policy> make_policy(const PolicySpec& spec, core::Cache* cache, 
   }
   if (spec.name == "random") return std::make_unique<RandomPolicy>(spec.seed);
   try {
-    return make_cost_policy(spec.cost_model, spec.enum_limit, spec.threads, spec.lookahead);
+    return make_cost_policy(spec.cost_model, spec.enum_limit, spec.threads, spec.lookahead, spec.sketch,
+                            spec.measure_guided);
   } catch (const std::exception& e) {
     throw PolicySpecError(e.what());
   }

@@ -21,6 +21,8 @@ struct PolicySpec {
   int enum_limit = 256;             // cost: candidates enumerated and scored per request
   int threads = 1;                  // cost: threads the analytical model assumes
   std::string lookahead = "loop_reorder";  // cost: strategy of the one-step lookahead, or "none" (cost_policy.hpp)
+  std::string sketch = "register_block";   // cost: multi-step plans, "register_block" or "none" (cost_policy.hpp)
+  bool measure_guided = false;             // cost: measure the 2k best candidates, propose the k fastest
 };
 
 /// Bad policy flags (unknown name, unreadable replay file or model file). The CLI prints it as one line, exit 2.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,6 +29,14 @@ struct Prompt {
   /// Search only: true for an alpha-canonical program the search has already seen (a node of its transposition
   /// table or an earlier proposal); the cost policy proposes only unseen programs. Empty = nothing seen.
   std::function<bool(const std::string& canonical)> seen;
+  /// Search only (DATASET.md §9.3 `--measure-guided`): grades `leir`, a program of this prompt's task made by
+  /// `strategy` (printed candidate id `candidate`, or ""), as the search grades a proposal at this node:
+  /// equivalence to the root, then a measurement paired with it. Returns its speedup over the root, or nullopt when
+  /// it is not equivalent, cannot be measured, or the search's measurement budget is spent. Each equivalent program
+  /// counts once against that budget: proposing it afterwards reuses the grade. Empty outside a search.
+  std::function<std::optional<double>(const std::string& strategy, const std::string& leir,
+                                      const std::string& candidate)>
+      measure;
 
   /// DATASET.md §9.3 replay key: SHA-256 hex of system, the byte 0x1F, user (= core::H({system, user})).
   std::string sha256() const;

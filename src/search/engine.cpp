@@ -70,7 +70,35 @@ policy::Prompt Search::prompt_for(const Node& n, int programs) {
   p.n = programs;
   p.task = &n.ctx->before();
   p.seen = [this](const std::string& canon) { return table_.count(canon) > 0 || proposed_.count(canon) > 0; };
+  p.measure = [this, id = n.id](const std::string& strategy, const std::string& leir, const std::string& candidate) {
+    return measure_for_policy(id, strategy, leir, candidate);
+  };
   return p;
+}
+
+std::optional<double> Search::measure_for_policy(int node, const std::string& strategy, const std::string& leir,
+                                                 const std::string& candidate) {
+  ir::Task t = nodes_[node].ctx->before();
+  std::string canon;
+  try {
+    t.program = ir::parse_program(leir);
+    canon = core::alpha_canonical(t);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (table_.count(canon)) return std::nullopt;  // a node already: the policy should not propose it
+  const auto key = std::make_pair(node, canon);
+  auto it = pregraded_.find(key);
+  if (it == pregraded_.end()) {
+    if (measurements_used_ >= cfg_.measurements) return std::nullopt;
+    eval::ProgramGrade g = grader_.grade(*nodes_[node].ctx, root(), {strategy, leir},
+                                         candidate.empty() ? "" : "candidate " + candidate + "\n");
+    if (g.equivalent) ++measurements_used_, ++policy_measurements_;
+    it = pregraded_.emplace(key, std::move(g)).first;
+  }
+  const eval::ProgramGrade& g = it->second;
+  if (!g.equivalent || !g.speedup) return std::nullopt;
+  return g.speedup;
 }
 
 std::vector<std::pair<policy::Reply, std::string>> Search::request(const Node& n, int programs) {
@@ -177,6 +205,7 @@ int Search::consider(int node, int ask, int index, const std::string& strategy, 
   };
   eval::TaskContext& parent = *nodes_[node].ctx;
   // revisit: a program already in the table (other than the parent itself, which the grader calls no_change)
+  std::optional<eval::ProgramGrade> pre;  // graded when the policy measured it (measure_for_policy)
   try {
     ir::Task t = parent.before();
     t.program = ir::parse_program(leir);
@@ -184,13 +213,17 @@ int Search::consider(int node, int ask, int index, const std::string& strategy, 
     ++proposed_[canon];
     if (canon != parent.canonical() && table_.count(canon))
       return reject("revisit", "the program is node " + std::to_string(table_.at(canon)) + " of the search");
+    if (auto it = pregraded_.find({node, canon}); it != pregraded_.end()) pre = it->second;
   } catch (const std::exception&) {
     // the grader reports the parse error
   }
+  if (!pre && measurements_used_ >= cfg_.measurements)
+    return reject("budget_spent", "the policy's own measurements spent the measurement budget");
   eval::ProgramGrade g =
-      grader_.grade(parent, root(), {strategy, leir}, candidate.empty() ? "" : "candidate " + candidate + "\n");
+      pre ? *pre
+          : grader_.grade(parent, root(), {strategy, leir}, candidate.empty() ? "" : "candidate " + candidate + "\n");
   if (!g.equivalent) return reject(g.reason, g.detail);
-  ++measurements_used_;
+  if (!pre) ++measurements_used_;
   if (!g.speedup) return reject(g.reason.empty() ? "measure_error" : g.reason, g.detail);
   Node c;
   c.id = int(nodes_.size());

@@ -13,7 +13,10 @@
 // budgets have left, so a search stops exactly when either is spent. A program counts once per search: the
 // transposition table makes a second measurement of a program impossible. Measurements answered from the SQLite
 // measurement cache of an earlier run still count, so that the search — and its output — does not depend on what
-// the cache holds (§11: the same seed gives byte-identical results); they only cost no time.
+// the cache holds (§11: the same seed gives byte-identical results); they only cost no time. A measure-guided policy
+// (§9.3) measures programs itself through Prompt::measure: each equivalent one counts once (policy_measurements());
+// proposing it afterwards reuses its grade, and a proposal that would need a measurement after the policy spent the
+// budget fails as `budget_spent`.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -119,6 +122,8 @@ class Search {
   const std::vector<ojson>& transcripts() const { return transcripts_; }
   int proposals_used() const { return proposals_used_; }
   int measurements_used() const { return measurements_used_; }
+  /// Measurements the policy asked for itself (Prompt::measure, `--measure-guided`); part of measurements_used().
+  int policy_measurements() const { return policy_measurements_; }
   /// "proposals", "measurements", "time_limit", or "" (the algorithm terminated with budget left: set by the
   /// caller to "terminated").
   const std::string& stop_reason() const { return stop_reason_; }
@@ -134,6 +139,9 @@ class Search {
   int consider(int node, int ask, int index, const std::string& strategy, const std::string& leir,
                const std::string& candidate);
   void fail_all(int node, int ask, int first, int count, const std::string& reason, const std::string& detail);
+  /// Prompt::measure at `node`: grades the program once (memoised per node and alpha-canonical program).
+  std::optional<double> measure_for_policy(int node, const std::string& strategy, const std::string& leir,
+                                           const std::string& candidate);
   std::vector<std::pair<policy::Reply, std::string>> request(const Node& n, int programs);
 
   SearchConfig cfg_;
@@ -145,7 +153,9 @@ class Search {
   std::unordered_map<std::string, int> proposed_;  // alpha-canonical of every parsed proposal -> count
   std::vector<Proposal> log_;
   std::vector<ojson> transcripts_;
-  int proposals_used_ = 0, measurements_used_ = 0;
+  /// Grades made for the policy (Prompt::measure), by (node, alpha-canonical program); consider() reuses them.
+  std::map<std::pair<int, std::string>, eval::ProgramGrade> pregraded_;
+  int proposals_used_ = 0, measurements_used_ = 0, policy_measurements_ = 0;
   std::string stop_reason_;
   std::chrono::steady_clock::time_point start_;
   std::int64_t requests_ = 0, cached_ = 0, prompt_tokens_ = 0, completion_tokens_ = 0, no_proposal_ = 0;

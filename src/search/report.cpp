@@ -35,7 +35,8 @@ ojson budget_of(const Search& s) {
   const auto& c = s.config();
   return {{"proposals", {{"limit", c.proposals}, {"used", s.proposals_used()}, {"unused", c.proposals - s.proposals_used()}}},
           {"measurements",
-           {{"limit", c.measurements}, {"used", s.measurements_used()}, {"unused", c.measurements - s.measurements_used()}}},
+           {{"limit", c.measurements}, {"used", s.measurements_used()}, {"unused", c.measurements - s.measurements_used()},
+            {"by_policy", s.policy_measurements()}}},
           {"stop_reason", s.stop_reason()}};
 }
 
@@ -131,7 +132,8 @@ ojson failed_task_result(const std::string& task_id, const std::string& workload
           {"status", "error"}, {"error", error}, {"root", nullptr}, {"baseline", nullptr}, {"result", nullptr},
           {"rechecks", ojson::array()},
           {"budget", {{"proposals", {{"limit", cfg.proposals}, {"used", 0}, {"unused", cfg.proposals}}},
-                      {"measurements", {{"limit", cfg.measurements}, {"used", 0}, {"unused", cfg.measurements}}},
+                      {"measurements",
+                       {{"limit", cfg.measurements}, {"used", 0}, {"unused", cfg.measurements}, {"by_policy", 0}}},
                       {"stop_reason", "error"}}},
           {"outcomes", ojson::object()}, {"nodes", ojson::array()}, {"llm", nullptr}};
 }

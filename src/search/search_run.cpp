@@ -141,7 +141,8 @@ std::string policy_identity(const policy::PolicySpec& p) {
   if (p.name == "replay") return core::H({"replay", file_digest(p.replay_file)});
   if (p.name == "cost")
     return core::H({"cost", p.cost_model, p.cost_model == "analytical" ? std::to_string(p.threads) : file_digest(p.cost_model),
-                    std::to_string(p.enum_limit), "lookahead=" + p.lookahead});
+                    std::to_string(p.enum_limit), "lookahead=" + p.lookahead, "sketch=" + p.sketch,
+                    p.measure_guided ? "measure-guided" : "model"});
   return core::H({p.name, std::to_string(p.seed)});
 }
 

@@ -45,7 +45,7 @@ TEST(CostPolicy, AnalyticalModelProposesTheUnitStrideOrderFirst) {
   // With the loop_reorder lookahead, the cache write of D comes first: its child in the tx-c-a order keeps the
   // 64-float accumulator row in registers across c (issue_s: C only), 3.4x faster than the i-k-j order when both
   // were timed at 64^3 on the machine of bench/RESULTS.md (4.6 against 15.7 us).
-  auto ahead = make_cost_policy("analytical", 256, 1);
+  auto ahead = make_cost_policy("analytical", 256, 1, "loop_reorder", "none");
   Reply q = ahead->reply(prompt_for(t, 1), 0);
   ASSERT_EQ(q.candidates.size(), 1u);
   EXPECT_EQ(q.candidates[0], "cache_read_write@0/s0{variant=write,access=\"D^{f32,g}_{tx,a}\",scope=l,d=1}");
@@ -87,7 +87,7 @@ TEST(CostPolicy, LookaheadProposesTheTranspositionThatEnablesAUnitStrideOrder) {
   const auto* w = frontend::find_workload("Gemm_Add_ReLU");
   const ir::Task t =
       frontend::emit(*w, frontend::resolve_params(*w, {{"batch", 32}, {"in", 64}, {"out", 64}}), ir::DType::F32);
-  auto with = make_cost_policy("analytical", 256, 1, "loop_reorder");
+  auto with = make_cost_policy("analytical", 256, 1, "loop_reorder", "none");
   Reply r = with->reply(prompt_for(t, 1), 0);
   ASSERT_FALSE(r.none);
   ASSERT_EQ(r.candidates.size(), 1u);
@@ -98,6 +98,7 @@ TEST(CostPolicy, LookaheadProposesTheTranspositionThatEnablesAUnitStrideOrder) {
   ASSERT_FALSE(q.none);
   for (const auto& id : q.candidates) EXPECT_EQ(id.rfind("layout_transformation", 0), std::string::npos) << id;
   EXPECT_THROW(make_cost_policy("analytical", 256, 1, "no_such_strategy"), std::runtime_error);
+  EXPECT_THROW(make_cost_policy("analytical", 256, 1, "loop_reorder", "no_such_sketch"), std::runtime_error);
 }
 
 TEST(CostPolicy, FactoryErrorsNameTheProblem) {

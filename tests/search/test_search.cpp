@@ -14,6 +14,7 @@
 #include "dataset/timing.hpp"
 #include "eval/grader.hpp"
 #include "frontend/workloads.hpp"
+#include "policy/cost_policy.hpp"
 #include "policy/random_policy.hpp"
 #include "search/engine.hpp"
 #include "search/report.hpp"
@@ -196,6 +197,31 @@ ojson fake_result(std::optional<double> speedup, std::optional<double> vs_base, 
                         : ojson(nullptr);
   r["baseline"] = baseline ? ojson{{"median_ns", 100.0}} : ojson(nullptr);
   return r;
+}
+
+TEST(SearchEngineSlow, MeasureGuidedCostPolicyCountsEachOfItsMeasurementsOnce) {
+  // chain asks for one program; the measure-guided policy measures its two best candidates (two measurements) and
+  // proposes the faster one, whose grade the search reuses: 4 measurements = 2 requests, 2 children
+  Fixture f;
+  auto pol = policy::make_cost_policy("analytical", 64, 1, "none", "none", true);
+  Search s(config("chain", 10, 4), *pol, *f.grader, std::make_shared<eval::TaskContext>(matmul()),
+           "Square_matrix_multiplication");
+  run_algorithm(s);
+  EXPECT_EQ(s.stop_reason(), "measurements");
+  EXPECT_EQ(s.measurements_used(), 4);
+  EXPECT_EQ(s.policy_measurements(), 4);
+  EXPECT_EQ(s.proposals_used(), 2);
+  EXPECT_EQ(check_invariants(s), 2);
+  EXPECT_EQ(s.nodes().size(), 3u);
+  // the same policy without the flag: one measurement per child
+  Fixture g;
+  auto plain = policy::make_cost_policy("analytical", 64, 1, "none", "none", false);
+  Search t(config("chain", 10, 4), *plain, *g.grader, std::make_shared<eval::TaskContext>(matmul()),
+           "Square_matrix_multiplication");
+  run_algorithm(t);
+  EXPECT_EQ(t.policy_measurements(), 0);
+  EXPECT_EQ(t.measurements_used(), 4);
+  EXPECT_EQ(t.nodes().size(), 5u);
 }
 
 TEST(SearchSummary, FastPOverAllTasksByHand) {

@@ -1,0 +1,51 @@
+// The register-block sketch of the cost policy (a steptp addition to DATASET.md §9.3): a multi-step plan, made of
+// ordinary legal strategy candidates, that turns an accumulation nest into a register-blocked kernel. It is the
+// "multi-level tiling with a local write cache" sketch of TVM's MetaSchedule (Shao et al., NeurIPS 2022) and
+// Ansor (Zheng et al., OSDI 2020), spelled in Step-TP steps:
+//
+//   loop_split of the block-row loop r (point extent R) and of the block-column loop v (point extent V),
+//   loop_reorder swaps that move every reduction loop between the outer loops and the R x V block,
+//   cache_read_write (write, scope l, attached just outside the reduction loops: the block accumulates locally),
+//   loop_unrolling of one block loop (the one the cost model scores best), or none.
+//
+// The GEMM `D_{tx,a} += A_{tx,c} * C_{c,a}` (512^3) becomes, with R = 8 and V = 32, the 1.5 ms kernel that the
+// one-step ranking never reaches: its first four steps gain nothing in any model, so a one-step policy (and the
+// loop_reorder lookahead) ranks them below steps that do. r is the spatial loop of the output's second-to-last
+// subscript entry, v that of its last (unit-stride) entry; a nest qualifies when its body is one statement whose
+// left-hand side misses at least one header loop (a reduction). Every step is found among the strategy's own
+// enumerated candidates, so a step that is not legal there ends that plan.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/task.hpp"
+#include "strategies/registry.hpp"
+
+namespace steptp::policy::cost {
+
+/// One step of a plan: the candidate and the program after it.
+struct PlanStep {
+  strategy::Candidate candidate;
+  ir::Task after;
+};
+
+/// A multi-step plan from a program: its steps in order, the score of the last program, and a label
+/// ("register block 8x32 of nest 0").
+struct Plan {
+  std::vector<PlanStep> steps;
+  double score = 0;
+  std::string label;
+};
+
+/// The best register-block plan of `t` by `score` (lower is better; predicted log2 seconds), over every qualifying
+/// top-level nest and block shapes R x V with R in {4, 8}, V in {lanes, 2 lanes, 4 lanes} and R*V/lanes <= 16
+/// accumulator vectors (half of AVX-512's 32 registers; R or V equal to the loop's whole extent when that is
+/// smaller), and over the unrolling choices of the last step. nullopt when no nest qualifies or no plan is legal.
+/// `lanes`: f32 vector lanes of the machine (MachineModel::vector_lanes_f32). Never throws: a step that fails to
+/// enumerate or apply ends its plan; a program `score` throws on is not a plan's end.
+std::optional<Plan> register_block_plan(const ir::Task& t, int lanes,
+                                        const std::function<double(const ir::Task&)>& score);
+
+}  // namespace steptp::policy::cost

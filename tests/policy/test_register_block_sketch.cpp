@@ -1,0 +1,108 @@
+// The register-block sketch (policy/cost/register_block_sketch.hpp) and the cost policy that follows it: on the
+// naive GEMM the plan is the i-k-j reorder, the two splits, the one swap that puts the column tile loop outside the
+// reduction, the local write cache and an unrolling; every program on it is equivalent to the root; the policy
+// proposes the plan's steps one reply after another.
+#include <gtest/gtest.h>
+
+#include "core/answer_parser.hpp"
+#include "core/canon.hpp"
+#include "frontend/workloads.hpp"
+#include "interp/equivalence.hpp"
+#include "ir/printer.hpp"
+#include "policy/cost/analytical.hpp"
+#include "policy/cost/model.hpp"
+#include "policy/cost/register_block_sketch.hpp"
+#include "policy/cost_policy.hpp"
+
+namespace steptp::policy {
+namespace {
+
+ir::Task workload(const std::string& name, const std::map<std::string, std::int64_t>& params) {
+  const auto* w = frontend::find_workload(name);
+  return frontend::emit(*w, frontend::resolve_params(*w, params), ir::DType::F32);
+}
+
+/// The analytical model of a fixed AVX-512 machine (so that the plan does not depend on the test host).
+cost::MachineModel avx512() {
+  cost::MachineModel m;
+  m.vector_lanes_f32 = 16;
+  m.flops_per_cycle_scalar = 4;
+  m.add_latency_cycles = 3;
+  return m;
+}
+
+std::vector<std::string> strategies_of(const cost::Plan& p) {
+  std::vector<std::string> v;
+  for (const auto& s : p.steps) v.push_back(s.candidate.strategy);
+  return v;
+}
+
+TEST(RegisterBlockSketch, PlansTheGemmRegisterBlockInLegalEquivalentSteps) {
+  const ir::Task t = workload("Square_matrix_multiplication", {{"n", 128}});
+  auto model = cost::make_analytical_model(avx512());
+  const auto plan = cost::register_block_plan(t, 16, [&](const ir::Task& x) { return model->score(x); });
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(strategies_of(*plan),
+            (std::vector<std::string>{"loop_reorder", "loop_split", "loop_split", "loop_reorder", "loop_reorder",
+                                      "cache_read_write", "loop_unrolling"}));
+  // i-k-j first (the step that gains at once); tx is a B loop, which must stay outside the cache's attach depth, so
+  // the block's 8 rows are the outer loop d of its split (rows 16 apart); then the two swaps that put tx and the
+  // column tile loop f outside the reduction c
+  EXPECT_EQ(plan->steps[0].candidate.id(), "loop_reorder@0{p=1,q=2}");
+  EXPECT_EQ(ir::print_program(plan->steps[0].after.program),
+            "B^{128}_{tx=0}L^{128}_{c=0}L^{128}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];");
+  EXPECT_EQ(plan->label, "register block 8x32 of nest 0");
+  EXPECT_EQ(plan->steps[1].candidate.id(), "loop_split@0/l0{outer=8}");
+  EXPECT_EQ(plan->steps[2].candidate.id(), "loop_split@0/l3{outer=4}");
+  EXPECT_EQ(ir::print_program(plan->steps.back().after.program),
+            "B^{16}_{tx=0}L^{4}_{f=0}[L^{128}_{c=0}U^{8}_{d=0}L^{32}_{a=0}[E^{f32,l}_{d*16+tx,f*32+a}=E^{f32,l}_{d*16+tx,"
+            "f*32+a}+A^{f32,g}_{d*16+tx,c}*C^{f32,g}_{c,f*32+a};];L^{8}_{d=0}L^{32}_{a=0}[D^{f32,g}_{d*16+tx,f*32+a}="
+            "E^{f32,l}_{d*16+tx,f*32+a};];];");
+  EXPECT_NEAR(plan->score, model->score(plan->steps.back().after), 1e-12);
+  EXPECT_LT(plan->score, model->score(plan->steps[0].after) - 1.0);  // at least 2x better than i-k-j in the model
+  for (const auto& s : plan->steps) {
+    const interp::EquivResult e = interp::check_equivalence(t, s.after);
+    EXPECT_TRUE(e.equivalent) << s.candidate.id() << ": " << e.message;
+  }
+}
+
+TEST(RegisterBlockSketch, NoPlanWithoutAnAccumulationNest) {
+  const ir::Task relu = workload("ReLU", {{"batch", 4}, {"dim", 64}});
+  auto model = cost::make_analytical_model(avx512());
+  EXPECT_FALSE(cost::register_block_plan(relu, 16, [&](const ir::Task& x) { return model->score(x); }).has_value());
+}
+
+TEST(RegisterBlockSketch, CostPolicyProposesThePlanStepByStep) {
+  const ir::Task t = workload("Square_matrix_multiplication", {{"n", 128}});
+  // the policy's own model: this host's
+  const cost::MachineModel host = cost::MachineModel::detect(1);
+  auto model = cost::make_analytical_model(host);
+  const auto plan =
+      cost::register_block_plan(t, host.vector_lanes_f32, [&](const ir::Task& x) { return model->score(x); });
+  ASSERT_TRUE(plan.has_value());
+  auto pol = make_cost_policy("analytical", 256, 1, "none");  // no lookahead: the test stays fast
+  auto plain = make_cost_policy("analytical", 256, 1, "none", "none");
+  int plain_follows = 0;
+  const ir::Task* at = &t;
+  for (const auto& step : plan->steps) {
+    Prompt p;
+    p.id = "t";
+    p.n = 2;
+    p.task = at;
+    Reply r = pol->reply(p, 0);
+    ASSERT_EQ(r.candidates.size(), 2u);
+    EXPECT_EQ(r.candidates[0], step.candidate.id());
+    core::ParsedAnswer a = core::parse_answer(r.content, 2);
+    ASSERT_TRUE(a.ok);
+    EXPECT_EQ(a.programs[0].leir, ir::print_program(step.after.program));
+    EXPECT_NE(a.programs[1].leir, a.programs[0].leir);
+    // without the sketch, the one-step ranking
+    plain_follows += plain->reply(p, 0).candidates.at(0) == step.candidate.id();
+    at = &step.after;
+  }
+  // the one-step ranking proposes i-k-j too, but not the steps that gain nothing on their own
+  EXPECT_LT(plain_follows, int(plan->steps.size()) - 2);
+}
+
+}  // namespace
+}  // namespace steptp::policy
