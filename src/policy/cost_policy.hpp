@@ -20,10 +20,11 @@
 // Sketch (a steptp addition to §9.3; `sketch` "register_block", the default, or "none"): when the prompt's program
 // has an accumulation nest, the policy also builds the register-block plan of policy/cost/register_block_sketch.hpp
 // (reorder, splits, reorders, local write cache, unrolling: seven legal steps on a GEMM, the middle four of which
-// gain nothing in the model). When the plan's last program beats the best one-step score by the lookahead margin, the plan's first
-// step is proposed first and every program on the plan remembers its next step: a later reply at one of them
-// proposes that step first (once; an already seen result is not proposed again). The plans are remembered for the
-// policy's lifetime, so the replies depend on the order of earlier replies; a search asks in a deterministic order.
+// gain nothing in the model). When the plan's last program beats the best one-step score by the lookahead margin,
+// the plan's first step is proposed first and every program on the plan remembers its next step: a later reply at
+// one of them proposes that step first (once; an already seen result is not proposed again). The plans are
+// remembered for the policy's lifetime, so the replies depend on the order of earlier replies; a search asks in a
+// deterministic order.
 //
 // Measure-guided (§9.3 `--measure-guided`): inside a search (Prompt::measure set), the policy measures its 2k best
 // candidates in ranked order (the plan's step first) against the search's measurement budget and proposes the k

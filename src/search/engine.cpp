@@ -76,6 +76,12 @@ policy::Prompt Search::prompt_for(const Node& n, int programs) {
   return p;
 }
 
+eval::ProgramGrade Search::grade_at(int node, const std::string& strategy, const std::string& leir,
+                                    const std::string& candidate) {
+  return grader_.grade(*nodes_[node].ctx, root(), {strategy, leir},
+                       candidate.empty() ? "" : "candidate " + candidate + "\n");
+}
+
 std::optional<double> Search::measure_for_policy(int node, const std::string& strategy, const std::string& leir,
                                                  const std::string& candidate) {
   ir::Task t = nodes_[node].ctx->before();
@@ -91,8 +97,7 @@ std::optional<double> Search::measure_for_policy(int node, const std::string& st
   auto it = pregraded_.find(key);
   if (it == pregraded_.end()) {
     if (measurements_used_ >= cfg_.measurements) return std::nullopt;
-    eval::ProgramGrade g = grader_.grade(*nodes_[node].ctx, root(), {strategy, leir},
-                                         candidate.empty() ? "" : "candidate " + candidate + "\n");
+    eval::ProgramGrade g = grade_at(node, strategy, leir, candidate);
     if (g.equivalent) ++measurements_used_, ++policy_measurements_;
     it = pregraded_.emplace(key, std::move(g)).first;
   }
@@ -219,9 +224,7 @@ int Search::consider(int node, int ask, int index, const std::string& strategy, 
   }
   if (!pre && measurements_used_ >= cfg_.measurements)
     return reject("budget_spent", "the policy's own measurements spent the measurement budget");
-  eval::ProgramGrade g =
-      pre ? *pre
-          : grader_.grade(parent, root(), {strategy, leir}, candidate.empty() ? "" : "candidate " + candidate + "\n");
+  eval::ProgramGrade g = pre ? *pre : grade_at(node, strategy, leir, candidate);
   if (!g.equivalent) return reject(g.reason, g.detail);
   if (!pre) ++measurements_used_;
   if (!g.speedup) return reject(g.reason.empty() ? "measure_error" : g.reason, g.detail);

@@ -139,6 +139,9 @@ class Search {
   int consider(int node, int ask, int index, const std::string& strategy, const std::string& leir,
                const std::string& candidate);
   void fail_all(int node, int ask, int first, int count, const std::string& reason, const std::string& detail);
+  /// The grader's verdict on `leir` proposed at `node` (equivalence to the root, paired measurement).
+  eval::ProgramGrade grade_at(int node, const std::string& strategy, const std::string& leir,
+                              const std::string& candidate);
   /// Prompt::measure at `node`: grades the program once (memoised per node and alpha-canonical program).
   std::optional<double> measure_for_policy(int node, const std::string& strategy, const std::string& leir,
                                            const std::string& candidate);

@@ -3,17 +3,19 @@
 // "multi-level tiling with a local write cache" sketch of TVM's MetaSchedule (Shao et al., NeurIPS 2022) and
 // Ansor (Zheng et al., OSDI 2020), spelled in Step-TP steps:
 //
-//   loop_split of the block-row loop r (point extent R) and of the block-column loop v (point extent V),
-//   loop_reorder swaps that move every reduction loop between the outer loops and the R x V block,
+//   loop_reorder swaps to the order others, r, reductions, v (i-k-j for a GEMM: the gain comes first),
+//   loop_split of the block-row loop r and of the block-column loop v (R rows, V columns; when r is a B loop, which
+//   must stay outside the cache's attach depth, the R rows are the outer part of its split, n/R apart),
+//   the loop_reorder swaps that put the tile loops outside the reductions and the R x V block inside them,
 //   cache_read_write (write, scope l, attached just outside the reduction loops: the block accumulates locally),
 //   loop_unrolling of one block loop (the one the cost model scores best), or none.
 //
-// The GEMM `D_{tx,a} += A_{tx,c} * C_{c,a}` (512^3) becomes, with R = 8 and V = 32, the 1.5 ms kernel that the
-// one-step ranking never reaches: its first four steps gain nothing in any model, so a one-step policy (and the
-// loop_reorder lookahead) ranks them below steps that do. r is the spatial loop of the output's second-to-last
-// subscript entry, v that of its last (unit-stride) entry; a nest qualifies when its body is one statement whose
-// left-hand side misses at least one header loop (a reduction). Every step is found among the strategy's own
-// enumerated candidates, so a step that is not legal there ends that plan.
+// The GEMM `D_{tx,a} += A_{tx,c} * C_{c,a}` (512^3) becomes, with R = 8 and V = 32, the 1.6 ms kernel that the
+// one-step ranking never reaches: the steps between i-k-j and the block gain nothing in any model, so a one-step
+// policy (and the loop_reorder lookahead) ranks them below steps that do. r is the spatial loop of the output's
+// second-to-last subscript entry, v that of its last (unit-stride) entry; a nest qualifies when its body is one
+// statement whose left-hand side misses at least one header loop (a reduction). Every step is found among the
+// strategy's own enumerated candidates, so a step that is not legal there ends that plan.
 #pragma once
 #include <functional>
 #include <optional>
