@@ -94,7 +94,8 @@ class CostPolicy : public Policy {
     });
     // The next step of a plan goes first (and only once).
     const double best_one_step = scored.empty() ? std::numeric_limits<double>::infinity() : scored[0].score;
-    if (std::optional<PlannedStep> next = planned_step(p, best_one_step)) {
+    const std::optional<PlannedStep> next = planned_step(p, best_one_step);
+    if (next) {
       std::erase_if(scored, [&](const Scored& s) { return s.leir == next->leir; });
       scored.insert(scored.begin(), Scored{next->score, next->score, 0, next->id, next->strategy, next->leir});
     }
@@ -114,6 +115,7 @@ class CostPolicy : public Policy {
     for (std::size_t i = 0; i < scored.size() && i < want; ++i) {
       answers.push_back(core::answer_object(scored[i].strategy, scored[i].leir));
       r.candidates.push_back(scored[i].id);
+      r.plan_continues.push_back(next && next->continues && scored[i].leir == next->leir);
     }
     r.content = "<answer>" + core::dump_py(p.n <= 1 ? answers[0] : answers) + "</answer>";
     return r;
@@ -174,6 +176,7 @@ class CostPolicy : public Policy {
   struct PlannedStep {
     double score;  // predicted score of the plan's last program
     std::string id, strategy, leir;
+    bool continues;  // the plan has a step after this one
   };
   struct Memo {
     strategy::Candidate next;
@@ -209,7 +212,13 @@ class CostPolicy : public Policy {
       const strategy::Applied ap = strategy::locked_apply(*strategy::find(memo->next.strategy), t, memo->next);
       const std::string c = core::alpha_canonical(ap.task);
       if (c == canon || (p.seen && p.seen(c))) return std::nullopt;
-      return PlannedStep{memo->score, memo->next.id(), memo->next.strategy, ir::print_program(ap.task.program)};
+      bool continues = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        continues = memos_.count(c) > 0;
+      }
+      return PlannedStep{memo->score, memo->next.id(), memo->next.strategy, ir::print_program(ap.task.program),
+                         continues};
     } catch (const std::exception&) {
       return std::nullopt;
     }

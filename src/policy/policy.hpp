@@ -59,6 +59,10 @@ struct Reply {
   /// Printed candidate ids ("loop_split@0/l1{outer=6}") behind each program, in answer order, when the policy built
   /// the programs itself (random, cost); empty for text policies (llm, replay).
   std::vector<std::string> candidates;
+  /// For each program in answer order: true when the policy has planned a further step from that program (a
+  /// multi-step plan such as the cost policy's register-block sketch, whose middle steps gain little on their own).
+  /// The search's mcts follows such a plan within one expansion (DATASET.md §9.2). Empty: no plan.
+  std::vector<bool> plan_continues;
 };
 
 /// A failed request. `code`: "policy_error" (HTTP 4xx other than 408/429, a malformed response: not retried),

@@ -184,8 +184,12 @@ AskResult Search::ask(int node, int k) {
       }
       const std::string cand = std::size_t(i) < reply.candidates.size() ? reply.candidates[i] : "";
       const int child = consider(node, ask_no, first + i, a.programs[i].strategy, a.programs[i].leir, cand);
-      if (child >= 0) res.accepted.push_back(child);
-      else ++res.failed;
+      if (child >= 0) {
+        res.accepted.push_back(child);
+        nodes_[child].plan_continues = std::size_t(i) < reply.plan_continues.size() && reply.plan_continues[i];
+      } else {
+        ++res.failed;
+      }
     }
   }
   res.failed = res.requested - int(res.accepted.size());

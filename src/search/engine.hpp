@@ -73,6 +73,7 @@ struct Node {
   bool noisy = false;
   ojson measurement;                // the §4 measurement object of (root, this); null for the root
   std::vector<int> children;
+  bool plan_continues = false;      // the policy planned a further step from this program (policy::Reply)
   // algorithm state
   int asks = 0;                     // policy requests made at this node
   int samples = 0;                  // sample indices used at this node (llm-mode samples)

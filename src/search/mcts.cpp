@@ -5,8 +5,9 @@
 // asks for k programs. An accepted child c starts with N = 1 and W = r = clamp(log2(speedup_vs_root(c)), -1, 2); a
 // failed proposal has r = -1; for each outcome every node on the path from v to the root gets N += 1 and W += r.
 // A node failing `patience` requests in a row is exhausted (Search::ask); an exhausted childless node backs up its
-// mean W/N instead. The search ends when the budgets are spent or every node is exhausted and childless below
-// exhausted nodes (nothing left to expand).
+// mean W/N instead. An expansion with a child from which the policy planned a further step follows that plan
+// (follow_plan below; §9.2's plan macro-expansion). The search ends when the budgets are spent or every node is
+// exhausted and childless below exhausted nodes (nothing left to expand).
 #include <algorithm>
 #include <cmath>
 
@@ -23,6 +24,40 @@ void backup(Search& s, const std::vector<int>& path, double r) {
   for (int v : path) {
     s.nodes()[v].visits += 1;
     s.nodes()[v].value += r;
+  }
+}
+
+/// Gives each accepted child of one request N = 1, W = r and backs every outcome up along `path` (the expanded
+/// node first, the root last); a failed proposal backs up -1.
+void back_up_outcomes(Search& s, const std::vector<int>& path, const AskResult& r) {
+  for (int c : r.accepted) {
+    const double rc = reward(s.nodes()[c].speedup);
+    s.nodes()[c].visits = 1;
+    s.nodes()[c].value = rc;
+    backup(s, path, rc);
+  }
+  for (int i = 0; i < r.failed; ++i) backup(s, path, -1.0);
+}
+
+/// The plan macro-expansion: when an accepted child of an expansion (the first such) is a program from which the
+/// policy planned a further step (Node::plan_continues), the expansion goes on at that child with a request for one
+/// program, and so on down the plan, until the plan ends, a proposal fails or a budget is spent. Every program on
+/// the way is an ordinary node (verified against the root, measured, N = 1, W = r) whose outcome is backed up along
+/// its own path. UCT with progressive widening re-expands every node about twice before it goes one level deeper,
+/// so without this a plan of seven steps whose middle steps gain nothing is never completed within the §9.1 budgets.
+void follow_plan(Search& s, std::vector<int> path, AskResult r) {
+  for (;;) {
+    int next = -1;
+    for (int c : r.accepted)
+      if (s.nodes()[c].plan_continues) {
+        next = c;
+        break;
+      }
+    if (next < 0 || s.out_of_budget()) return;
+    path.insert(path.begin(), next);
+    r = s.ask(next, 1);
+    if (r.requested == 0) return;
+    back_up_outcomes(s, path, r);
   }
 }
 
@@ -74,13 +109,8 @@ void run_mcts(Search& s) {
     AskResult r = s.ask(v, cfg.programs_per_request());
     if (r.requested == 0) break;
     idle = 0;
-    for (int c : r.accepted) {
-      const double rc = reward(s.nodes()[c].speedup);
-      s.nodes()[c].visits = 1;
-      s.nodes()[c].value = rc;
-      backup(s, path, rc);
-    }
-    for (int i = 0; i < r.failed; ++i) backup(s, path, -1.0);
+    back_up_outcomes(s, path, r);
+    follow_plan(s, path, r);
   }
 }
 

@@ -96,6 +96,9 @@ TEST(RegisterBlockSketch, CostPolicyProposesThePlanStepByStep) {
     ASSERT_TRUE(a.ok);
     EXPECT_EQ(a.programs[0].leir, ir::print_program(step.after.program));
     EXPECT_NE(a.programs[1].leir, a.programs[0].leir);
+    // the plan's step says whether the plan goes on after it (the search's mcts follows it, DATASET.md §9.2)
+    const bool last = &step == &plan->steps.back();
+    EXPECT_EQ(r.plan_continues, (std::vector<bool>{!last, false})) << step.candidate.id();
     // without the sketch, the one-step ranking
     plain_follows += plain->reply(p, 0).candidates.at(0) == step.candidate.id();
     at = &step.after;

@@ -150,6 +150,60 @@ TEST(SearchEngineSlow, MctsWidensAndExpandsInternalNodesAgain) {
   EXPECT_GE(s.nodes()[0].visits, 1 + s.proposals_used() - 0.0);
 }
 
+/// Random legal programs; the first program of each of the first `plan` replies is marked as continuing a plan
+/// (policy::Reply::plan_continues), as the cost policy marks the steps of its register-block sketch.
+class PlanningPolicy : public policy::Policy {
+ public:
+  explicit PlanningPolicy(int plan) : plan_(plan) {}
+  std::string name() const override { return "planning"; }
+  policy::Reply reply(const policy::Prompt& p, int sample) override {
+    policy::Reply r = inner_.reply(p, sample);
+    if (!r.none) r.plan_continues.assign(std::size_t(p.n), false);
+    if (!r.none && marked_ < plan_) {
+      r.plan_continues[0] = true;
+      ++marked_;
+    }
+    return r;
+  }
+
+ private:
+  int plan_, marked_ = 0;
+  policy::RandomPolicy inner_{7};
+};
+
+TEST(SearchEngineSlow, MctsFollowsAPolicyPlanWithinOneExpansion) {
+  Fixture f;
+  PlanningPolicy pol(4);
+  Search s(config("mcts", 40, 20), pol, *f.grader, std::make_shared<eval::TaskContext>(matmul()), "m");
+  run_algorithm(s);
+  check_invariants(s);
+  // the root's first expansion (two programs), then one request at each planned program in a row: the four marked
+  // programs, and the program after the last of them, which ends the plan
+  const auto& log = s.proposals();
+  ASSERT_GE(log.size(), 6u);
+  EXPECT_EQ(log[0].node, 0);
+  EXPECT_EQ(log[1].node, 0);
+  ASSERT_GT(log[0].child, 0);
+  int at = log[0].child;
+  for (std::size_t i = 2; i < 6; ++i) {
+    EXPECT_EQ(log[i].node, at) << "proposal " << i;
+    EXPECT_EQ(log[i].ask, 0);
+    ASSERT_GT(log[i].child, 0) << log[i].reason;
+    EXPECT_EQ(s.nodes()[log[i].child].depth, int(i));
+    at = log[i].child;
+  }
+  EXPECT_FALSE(s.nodes()[at].plan_continues);
+  // every outcome was backed up: N of the root is its initial visit plus one per proposal outcome
+  EXPECT_GE(s.nodes()[0].visits, 1.0 + double(s.proposals_used()));
+  // without plans the widening goes back up: the third request of the search is at the root or one of its children
+  Fixture g;
+  ScriptedPolicy plain;
+  Search t(config("mcts", 40, 20), plain, *g.grader, std::make_shared<eval::TaskContext>(matmul()), "m");
+  run_algorithm(t);
+  ASSERT_GE(t.proposals().size(), 6u);
+  EXPECT_LE(t.nodes()[t.proposals()[4].node].depth, 1);
+}
+
 TEST(SearchEngineSlow, SameSeedSameResultBytes) {
   std::string first;
   for (int run = 0; run < 2; ++run) {
