@@ -18,6 +18,18 @@
 namespace steptp::policy {
 namespace {
 
+/// True when some access of `t` is to a local or shared buffer.
+bool has_scoped_buffer(const ir::Task& t) {
+  bool found = false;
+  ir::for_each_stmt(t.program, [&](const ir::Stmt& st, const auto&, std::size_t) {
+    for (const ir::Expr* e : {&st.lhs, &st.rhs})
+      ir::visit_expr(*e, [&](const ir::Expr& x) {
+        found = found || (x.kind == ir::ExprKind::Ref && x.scope != ir::Scope::Global);
+      });
+  });
+  return found;
+}
+
 class CostPolicy : public Policy {
  public:
   CostPolicy(std::unique_ptr<cost::CostModel> model, int enum_limit, const strategy::StrategyInfo* lookahead,
@@ -29,75 +41,14 @@ class CostPolicy : public Policy {
   Reply reply(const Prompt& p, int /*sample*/) override {
     if (!p.task)
       throw PolicyError("policy_error", "the cost policy needs the prompt's program (prompt " + p.id + ")", true);
-    // Candidates per strategy (registry order), then round-robin so that one strategy's large parameter space
-    // does not fill the limit.
-    std::vector<std::vector<strategy::Candidate>> per;
-    for (const auto& [s, sites] : strategy::locked_legal_sites(*p.task)) {
-      std::vector<strategy::Candidate> cs;
-      for (const auto& site : sites)
-        for (std::uint64_t k = 0; k < site.params.size() && int(cs.size()) < limit_; ++k) {
-          try {
-            cs.push_back(strategy::Candidate{std::string(s->name), site.ref, site.params.at(k)});
-          } catch (const std::exception&) {
-            continue;
-          }
-        }
-      if (!cs.empty()) per.push_back(std::move(cs));
-    }
-    struct Scored {
-      double score;  // with the lookahead: min(own, best child)
-      double own;
-      std::size_t order;
-      std::string id, strategy, leir;
-    };
-    std::vector<Scored> scored;
-    std::vector<ir::Task> children;  // parallel to scored
-    std::set<std::string> seen{core::alpha_canonical(*p.task)};
-    std::size_t taken = 0;
-    for (std::size_t round = 0; taken < std::size_t(limit_); ++round) {
-      bool any = false;
-      for (const auto& cs : per) {
-        if (round >= cs.size() || taken >= std::size_t(limit_)) continue;
-        any = true;
-        ++taken;
-        const strategy::Candidate& c = cs[round];
-        try {
-          strategy::Applied ap = strategy::locked_apply(*strategy::find(c.strategy), *p.task, c);
-          const std::string canon = core::alpha_canonical(ap.task);
-          if (!seen.insert(canon).second || (p.seen && p.seen(canon))) continue;
-          const double own = model_->score(ap.task);
-          scored.push_back({own, own, scored.size(), c.id(), c.strategy, ir::print_program(ap.task.program)});
-          children.push_back(std::move(ap.task));
-        } catch (const std::exception&) {
-          continue;
-        }
-      }
-      if (!any) break;
-    }
-    // The lookahead, for the memory family's candidates (the layout and cache changes it exists for, whose own
-    // score is often poor) and the kLookaheadTop others best by their own score (ties in enumeration order).
-    if (lookahead_) {
-      std::vector<std::size_t> by_own(scored.size());
-      for (std::size_t i = 0; i < by_own.size(); ++i) by_own[i] = i;
-      std::stable_sort(by_own.begin(), by_own.end(),
-                       [&](std::size_t a, std::size_t b) { return scored[a].own < scored[b].own; });
-      std::size_t others = 0;
-      for (std::size_t i : by_own) {
-        const strategy::StrategyInfo* s = strategy::find(scored[i].strategy);
-        if (!(s && s->family == strategy::Family::Memory) && others++ >= kLookaheadTop) continue;
-        scored[i].score = lookahead_score(children[i], scored[i].own);
-      }
-    }
-    // Ties of the lookahead score (every reorder of a nest reaches the same best order) go to the better own score.
-    std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
-      return a.score != b.score ? a.score < b.score : a.own < b.own;
-    });
+    std::vector<Scored> scored = ranking(*p.task);
+    if (p.seen) std::erase_if(scored, [&](const Scored& s) { return p.seen(s.canon); });
     // The next step of a plan goes first (and only once).
     const double best_one_step = scored.empty() ? std::numeric_limits<double>::infinity() : scored[0].score;
     const std::optional<PlannedStep> next = planned_step(p, best_one_step);
     if (next) {
       std::erase_if(scored, [&](const Scored& s) { return s.leir == next->leir; });
-      scored.insert(scored.begin(), Scored{next->score, next->score, 0, next->id, next->strategy, next->leir});
+      scored.insert(scored.begin(), Scored{next->score, next->score, next->id, next->strategy, next->leir, ""});
     }
     Reply r;
     r.finish_reason = "stop";
@@ -122,6 +73,84 @@ class CostPolicy : public Policy {
   }
 
  private:
+  struct Scored {
+    double score;  // with the lookahead: min(own, best child)
+    double own;
+    std::string id, strategy, leir, canon;
+  };
+
+  /// Every candidate at `t` (up to the enumeration limit, one strategy's parameters not filling it: registry
+  /// order, then round-robin), scored, best first. Computed once per program: a search asks a node again when it
+  /// widens, and the lookahead's legality checks cost seconds on a deep nest.
+  std::vector<Scored> ranking(const ir::Task& t) {
+    const std::string self = core::alpha_canonical(t);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = rankings_.find(self); it != rankings_.end()) return it->second;
+    }
+    std::vector<std::vector<strategy::Candidate>> per;
+    for (const auto& [s, sites] : strategy::locked_legal_sites(t)) {
+      std::vector<strategy::Candidate> cs;
+      for (const auto& site : sites)
+        for (std::uint64_t k = 0; k < site.params.size() && int(cs.size()) < limit_; ++k) {
+          try {
+            cs.push_back(strategy::Candidate{std::string(s->name), site.ref, site.params.at(k)});
+          } catch (const std::exception&) {
+            continue;
+          }
+        }
+      if (!cs.empty()) per.push_back(std::move(cs));
+    }
+    std::vector<Scored> scored;
+    std::vector<ir::Task> children;  // parallel to scored
+    std::set<std::string> seen{self};
+    std::size_t taken = 0;
+    for (std::size_t round = 0; taken < std::size_t(limit_); ++round) {
+      bool any = false;
+      for (const auto& cs : per) {
+        if (round >= cs.size() || taken >= std::size_t(limit_)) continue;
+        any = true;
+        ++taken;
+        const strategy::Candidate& c = cs[round];
+        try {
+          strategy::Applied ap = strategy::locked_apply(*strategy::find(c.strategy), t, c);
+          std::string canon = core::alpha_canonical(ap.task);
+          if (!seen.insert(canon).second) continue;
+          const double own = model_->score(ap.task);
+          scored.push_back({own, own, c.id(), c.strategy, ir::print_program(ap.task.program), std::move(canon)});
+          children.push_back(std::move(ap.task));
+        } catch (const std::exception&) {
+          continue;
+        }
+      }
+      if (!any) break;
+    }
+    // The lookahead, for the memory family's candidates (the layout and cache changes it exists for, whose own
+    // score is often poor) and the kLookaheadTop others best by their own score (ties in enumeration order); not
+    // at a program that already holds a local or shared buffer: every child holds it, each reorder of a cached
+    // nest needs isl's value-flow test of the buffer's confinement (seconds on a register block), and the
+    // lookahead exists for the step that introduces the cache or layout change.
+    if (lookahead_ && !has_scoped_buffer(t)) {
+      std::vector<std::size_t> by_own(scored.size());
+      for (std::size_t i = 0; i < by_own.size(); ++i) by_own[i] = i;
+      std::stable_sort(by_own.begin(), by_own.end(),
+                       [&](std::size_t a, std::size_t b) { return scored[a].own < scored[b].own; });
+      std::size_t others = 0;
+      for (std::size_t i : by_own) {
+        const strategy::StrategyInfo* s = strategy::find(scored[i].strategy);
+        if (!(s && s->family == strategy::Family::Memory) && others++ >= kLookaheadTop) continue;
+        scored[i].score = lookahead_score(children[i], scored[i].own);
+      }
+    }
+    // Ties of the lookahead score (every reorder of a nest reaches the same best order) go to the better own score.
+    std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+      return a.score != b.score ? a.score < b.score : a.own < b.own;
+    });
+    std::lock_guard<std::mutex> lock(mu_);
+    rankings_.emplace(self, scored);
+    return scored;
+  }
+
   /// A gain one step later counts only when it beats the candidate's own score by this factor, so that a
   /// candidate that realises the gain now is preferred to one that postpones it (at the transposed program of the
   /// example above, the loop_reorder itself rather than a fusion whose reordered child is a little better).
@@ -196,8 +225,18 @@ class CostPolicy : public Policy {
       if (auto it = memos_.find(canon); it != memos_.end()) memo = it->second;
     }
     if (!memo && sketch_) {
-      const std::optional<cost::Plan> plan =
-          cost::register_block_plan(t, lanes_, [&](const ir::Task& x) { return model_->score(x); });
+      // Planning costs seconds on a deep nest (every step enumerates its strategy), so each program is planned once.
+      std::optional<std::optional<cost::Plan>> cached;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (auto it = plans_.find(canon); it != plans_.end()) cached = it->second;
+      }
+      if (!cached) {
+        cached = cost::register_block_plan(t, lanes_, [&](const ir::Task& x) { return model_->score(x); });
+        std::lock_guard<std::mutex> lock(mu_);
+        plans_.emplace(canon, *cached);
+      }
+      const std::optional<cost::Plan>& plan = *cached;
       if (!plan || plan->steps.empty() || !(plan->score + kLookaheadMarginLog2 < best_one_step)) return std::nullopt;
       std::lock_guard<std::mutex> lock(mu_);
       std::string at = canon;
@@ -232,6 +271,8 @@ class CostPolicy : public Policy {
   bool measure_guided_;                      // measure the top candidates through Prompt::measure
   std::mutex mu_;
   std::map<std::string, Memo> memos_;  // alpha-canonical program -> the next step of the plan through it
+  std::map<std::string, std::optional<cost::Plan>> plans_;  // alpha-canonical program -> its plan (or none)
+  std::map<std::string, std::vector<Scored>> rankings_;     // alpha-canonical program -> ranking()
 };
 
 }  // namespace
