@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ir/printer.hpp"
 #include "strategies/common.hpp"
 #include "strategies/strategy_lock.hpp"
 
@@ -28,37 +29,18 @@ const ir::Stmt* single_stmt(const ir::Task& t, std::size_t n) {
   return &nest.body[0].stmt();
 }
 
-/// The first enumerated candidate of strategy `name` at `t` that `pred` accepts, or nullopt.
-template <class Pred>
-std::optional<strategy::Candidate> find_candidate(std::string_view name, const ir::Task& t, Pred pred) {
-  const strategy::StrategyInfo* s = strategy::find(name);
-  if (!s) return std::nullopt;
-  std::vector<strategy::Site> sites;
-  try {
-    sites = strategy::locked_enumerate(*s, t);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  for (const auto& site : sites)
-    for (std::uint64_t k = 0; k < site.params.size(); ++k) {
-      try {
-        strategy::Candidate c{std::string(name), site.ref, site.params.at(k)};
-        if (pred(c)) return c;
-      } catch (const std::exception&) {
-        continue;
-      }
-    }
-  return std::nullopt;
-}
-
 /// Builds plans step by step on a copy of the program; every step is a legal enumerated candidate.
 class Builder {
  public:
   Builder(const ir::Task& t, std::uint32_t nest) : cur_(t), nest_(nest) {}
 
+  /// Applies one candidate built directly (not enumerated): the strategy's apply re-checks the site and the legality
+  /// of this one candidate only (a loop_reorder enumeration at a 7-loop nest judges all 21 swaps, some with isl).
   bool step(const strategy::Candidate& c) {
     try {
-      strategy::Applied a = strategy::locked_apply(*strategy::find(c.strategy), cur_, c);
+      const strategy::StrategyInfo* s = strategy::find(c.strategy);
+      if (!s) return false;
+      strategy::Applied a = strategy::locked_apply(*s, cur_, c);
       steps_.push_back({c, a.task});
       cur_ = std::move(a.task);
       return true;
@@ -79,11 +61,9 @@ class Builder {
     if (block >= extent) return var;
     if (extent % block != 0) return std::nullopt;
     const std::int64_t outer = block_outer ? block : extent / block;
-    const auto c = find_candidate("loop_split", cur_, [&](const strategy::Candidate& c) {
-      return c.ref.nest == std::vector<std::uint32_t>{nest_} && c.ref.loop == pos &&
-             strategy::param_int(c, "outer") == outer;
-    });
-    if (!c || !step(*c)) return std::nullopt;
+    strategy::Candidate c{"loop_split", site(), {{"outer", outer}}};
+    c.ref.loop = pos;
+    if (!step(c)) return std::nullopt;
     return block_outer ? nest().loops[pos].var : var;
   }
 
@@ -95,24 +75,27 @@ class Builder {
       if (names[i] == target[i]) continue;
       const auto j = std::size_t(std::find(names.begin(), names.end(), target[i]) - names.begin());
       if (j >= names.size()) return false;
-      const auto c = find_candidate("loop_reorder", cur_, [&](const strategy::Candidate& c) {
-        return c.ref.nest == std::vector<std::uint32_t>{nest_} && strategy::param_int(c, "p") == std::int64_t(i) &&
-               strategy::param_int(c, "q") == std::int64_t(j);
-      });
-      if (!c || !step(*c)) return false;
+      if (!step({"loop_reorder", site(), {{"p", std::int64_t(i)}, {"q", std::int64_t(j)}}})) return false;
     }
     return true;
   }
 
+  /// A local write cache of the nest's single statement's output, attached at header depth `depth`.
   bool write_cache(std::size_t depth) {
-    const auto c = find_candidate("cache_read_write", cur_, [&](const strategy::Candidate& c) {
-      return c.ref.nest == std::vector<std::uint32_t>{nest_} && strategy::param_str(c, "variant") == "write" &&
-             strategy::param_str(c, "scope") == "l" && strategy::param_int(c, "d") == std::int64_t(depth);
-    });
-    return c && step(*c);
+    if (nest().body.size() != 1 || !nest().body[0].is_stmt()) return false;
+    strategy::Candidate c{"cache_read_write", site(),
+                          {{"variant", "write"}, {"access", ir::print_expr(nest().body[0].stmt().lhs)}, {"scope", "l"},
+                           {"d", std::int64_t(depth)}}};
+    c.ref.stmt = 0;
+    return step(c);
   }
 
   const ir::Nest& nest() const { return cur_.program.nests[nest_]; }
+  strategy::SiteRef site() const {
+    strategy::SiteRef r;
+    r.nest = {nest_};
+    return r;
+  }
   const ir::Task& current() const { return cur_; }
   std::vector<PlanStep>& steps() { return steps_; }
 
@@ -121,6 +104,33 @@ class Builder {
   std::uint32_t nest_;
   std::vector<PlanStep> steps_;
 };
+
+/// Whether loop `var` appears in a subscript entry other than the last of some tensor read in `e`: the block's
+/// columns would then be loaded with a stride (a GEMM with a transposed B, `G_{a,c}`), and the block is slower than
+/// the naive nest whatever the model predicts (measured 0.89x on Gemm_ReLU_Divide); a layout_transformation first
+/// makes such a nest qualify.
+bool strided_in_a_read(const ir::Expr& e, const std::string& var) {
+  if (e.kind == ir::ExprKind::Ref)
+    for (std::size_t i = 0; i + 1 < e.args.size(); ++i) {
+      std::set<std::string> vars;
+      collect_vars(e.args[i], vars);
+      if (vars.count(var)) return true;
+    }
+  for (const auto& a : e.args)
+    if (strided_in_a_read(a, var)) return true;
+  return false;
+}
+
+/// Block extents along a loop of `extent`: the wanted ones that divide it, or the whole loop when it is at most
+/// `whole_max` long (a 62-wide convolution row is one block of 4 vectors, the last one partial).
+std::vector<std::int64_t> block_extents(std::int64_t extent, std::initializer_list<std::int64_t> wanted,
+                                        std::int64_t whole_max) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t b : wanted)
+    if (b < extent && extent % b == 0) out.push_back(b);
+  if (extent <= whole_max) out.push_back(extent);
+  return out;
+}
 
 /// Header vars of nest `n` that the single statement's left-hand side does not mention (its reduction loops).
 std::vector<std::string> reduction_loops(const ir::Nest& nest, const ir::Stmt& s) {
@@ -133,7 +143,7 @@ std::vector<std::string> reduction_loops(const ir::Nest& nest, const ir::Stmt& s
 }
 
 /// The plan for nest `n`, block rows from loop `r` (a B loop when `r_bound`) R at a time, block columns from loop
-/// `v` with point extent V; the unrolling step is the best-scored loop_unrolling candidate (or none). nullopt when
+/// `v` with point extent V, then the unrolling of the block rows (when legal). nullopt when
 /// a step is not legal.
 std::optional<Plan> plan_for(const ir::Task& t, std::uint32_t n, const std::string& r, bool r_bound, std::int64_t R,
                              const std::string& v, std::int64_t V,
@@ -165,32 +175,21 @@ std::optional<Plan> plan_for(const ir::Task& t, std::uint32_t n, const std::stri
   target.push_back(*rows);
   target.push_back(*cols);
   if (!b.reorder_to(target) || !b.write_cache(depth)) return std::nullopt;
+  // The last step unrolls the block rows, so that the compiler keeps the R x V accumulators in registers (the
+  // compute nest is item 0 of the nest; its header is the reductions, then rows, then columns). A plan without it
+  // when it is not legal.
+  {
+    strategy::SiteRef ref;
+    ref.nest = {n, 0};
+    ref.loop = std::uint32_t(red.size());
+    b.step({"loop_unrolling", ref, {}});
+  }
   Plan plan;
   plan.steps = std::move(b.steps());
   try {
     plan.score = score(b.current());
   } catch (const std::exception&) {
     return std::nullopt;
-  }
-  // The last step: the loop_unrolling candidate the model scores best, if any beats the cached block itself.
-  if (const strategy::StrategyInfo* un = strategy::find("loop_unrolling")) {
-    std::optional<PlanStep> best;
-    for (const auto& c : [&] {
-           try {
-             return strategy::enumerate_candidates(*un, b.current());
-           } catch (const std::exception&) {
-             return std::vector<strategy::Candidate>{};
-           }
-         }()) {
-      try {
-        strategy::Applied a = strategy::locked_apply(*un, b.current(), c);
-        const double sc = score(a.task);
-        if (sc < plan.score) plan.score = sc, best = PlanStep{c, std::move(a.task)};
-      } catch (const std::exception&) {
-        continue;
-      }
-    }
-    if (best) plan.steps.push_back(std::move(*best));
   }
   plan.label = "register block " + std::to_string(R) + "x" + std::to_string(V) + " of nest " + std::to_string(n);
   return plan;
@@ -207,25 +206,27 @@ std::optional<Plan> register_block_plan(const ir::Task& t, int lanes,
     if (!s || s->lhs.kind != ir::ExprKind::Ref || s->lhs.args.size() < 2) continue;
     const ir::Nest& nest = t.program.nests[n];
     if (reduction_loops(nest, *s).empty()) continue;
-    // v: the innermost header loop in the last subscript entry; r: the same in the entry before it.
-    const auto innermost_in = [&](const ir::Expr& entry) -> const ir::Loop* {
-      std::set<std::string> vars;
-      collect_vars(entry, vars);
-      const ir::Loop* found = nullptr;
-      for (const auto& l : nest.loops)
-        if (vars.count(l.var)) found = &l;
-      return found;
-    };
-    const ir::Loop* v = innermost_in(s->lhs.args.back());
-    const ir::Loop* r = innermost_in(s->lhs.args[s->lhs.args.size() - 2]);
-    if (!v || !r || v == r || v->kind == ir::LoopKind::B) continue;
-    for (std::int64_t R : {8, 4})
-      for (std::int64_t V : {2 * lanes, 4 * lanes, lanes}) {
-        const std::int64_t Rp = std::min(R, r->extent), Vp = std::min<std::int64_t>(V, v->extent);
-        if (Rp * Vp > 16 * std::int64_t(lanes) || (Rp != R && R != 8) || (Vp != V && V != 2 * lanes)) continue;
-        std::optional<Plan> p = plan_for(t, n, r->var, r->kind == ir::LoopKind::B, Rp, v->var, Vp, score);
-        if (p && (!best || p->score < best->score)) best = std::move(p);
-      }
+    // v: the innermost header loop in the last subscript entry (the unit-stride columns); the block rows r: any other
+    // spatial loop of the output (a GEMM's rows, a convolution's output channels, which share each loaded input
+    // vector, or its output rows, which share each weight).
+    std::set<std::string> last_vars;
+    collect_vars(s->lhs.args.back(), last_vars);
+    const ir::Loop* v = nullptr;
+    for (const auto& l : nest.loops)
+      if (last_vars.count(l.var)) v = &l;
+    if (!v || v->kind == ir::LoopKind::B || strided_in_a_read(s->rhs, v->var)) continue;
+    std::set<std::string> lhs_vars;
+    collect_vars(s->lhs, lhs_vars);
+    const std::vector<std::int64_t> cols = block_extents(v->extent, {2 * lanes, 4 * lanes, lanes}, 4 * lanes);
+    for (const auto& r : nest.loops) {
+      if (&r == v || r.extent <= 1 || !lhs_vars.count(r.var)) continue;
+      for (std::int64_t R : block_extents(r.extent, {8, 4}, 8))
+        for (std::int64_t V : cols) {
+          if (R * ((V + lanes - 1) / lanes) > 16) continue;
+          std::optional<Plan> p = plan_for(t, n, r.var, r.kind == ir::LoopKind::B, R, v->var, V, score);
+          if (p && (!best || p->score < best->score)) best = std::move(p);
+        }
+    }
   }
   return best;
 }

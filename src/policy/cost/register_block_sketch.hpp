@@ -8,14 +8,18 @@
 //   must stay outside the cache's attach depth, the R rows are the outer part of its split, n/R apart),
 //   the loop_reorder swaps that put the tile loops outside the reductions and the R x V block inside them,
 //   cache_read_write (write, scope l, attached just outside the reduction loops: the block accumulates locally),
-//   loop_unrolling of one block loop (the one the cost model scores best), or none.
+//   loop_unrolling of the block rows (the compiler then keeps the R x V accumulators in registers).
 //
-// The GEMM `D_{tx,a} += A_{tx,c} * C_{c,a}` (512^3) becomes, with R = 8 and V = 32, the 1.6 ms kernel that the
+// The GEMM `D_{tx,a} += A_{tx,c} * C_{c,a}` (512^3) becomes, with R = 8 and V = 32, the 1.5 ms kernel that the
 // one-step ranking never reaches: the steps between i-k-j and the block gain nothing in any model, so a one-step
-// policy (and the loop_reorder lookahead) ranks them below steps that do. r is the spatial loop of the output's
-// second-to-last subscript entry, v that of its last (unit-stride) entry; a nest qualifies when its body is one
-// statement whose left-hand side misses at least one header loop (a reduction). Every step is found among the
-// strategy's own enumerated candidates, so a step that is not legal there ends that plan.
+// policy (and the loop_reorder lookahead) ranks them below steps that do. v is the spatial loop of the output's last
+// (unit-stride) subscript entry; r is any other spatial loop of the output (a GEMM's rows; a convolution's output
+// channels, whose block shares each loaded input vector, or its output rows, which share each weight): the model
+// picks. A nest qualifies when its body is one statement whose left-hand side misses at least one header loop (a
+// reduction) and no read takes v in a subscript entry other than its last (a transposed operand: the columns would
+// be loaded with a stride). Each step is a candidate built directly and applied (the strategy re-checks the site and
+// the legality of that one candidate; enumerating every loop_reorder of a 7-loop convolution judged 21 swaps per
+// step, some with isl), so a step that is not legal ends that plan.
 #pragma once
 #include <functional>
 #include <optional>
@@ -42,9 +46,10 @@ struct Plan {
 };
 
 /// The best register-block plan of `t` by `score` (lower is better; predicted log2 seconds), over every qualifying
-/// top-level nest and block shapes R x V with R in {4, 8}, V in {lanes, 2 lanes, 4 lanes} and R*V/lanes <= 16
-/// accumulator vectors (half of AVX-512's 32 registers; R or V equal to the loop's whole extent when that is
-/// smaller), and over the unrolling choices of the last step. nullopt when no nest qualifies or no plan is legal.
+/// top-level nest, every row loop r and block shapes R x V with R in {8, 4} dividing r's extent (or r whole, up to
+/// 8), V in {2 lanes, 4 lanes, lanes} dividing v's extent (or v whole, up to 4 lanes: a 62-wide row is one block of
+/// 4 vectors) and R * ceil(V/lanes) <= 16 accumulator vectors (half of AVX-512's 32 registers); ties go to the
+/// first in that order. nullopt when no nest qualifies or no plan is legal.
 /// `lanes`: f32 vector lanes of the machine (MachineModel::vector_lanes_f32). Never throws: a step that fails to
 /// enumerate or apply ends its plan; a program `score` throws on is not a plan's end.
 std::optional<Plan> register_block_plan(const ir::Task& t, int lanes,
