@@ -195,6 +195,80 @@ std::optional<Plan> plan_for(const ir::Task& t, std::uint32_t n, const std::stri
   return plan;
 }
 
+/// The transposing copy of the one two-entry read of nest `n` that takes `v` in its first entry and not in its
+/// last (`G_{a,c}` of a GEMM with a transposed weight, read as `N_{c,a}` after it), as a plan step; nullopt when
+/// there is no such read, more than one, or the layout_transformation is not legal. The copy nest is placed just
+/// before nest `n`, which becomes nest n + 1.
+std::optional<PlanStep> transpose_strided_read(const ir::Task& t, std::uint32_t n, const ir::Stmt& s,
+                                               const std::string& v) {
+  std::set<std::string> found;
+  bool other = false;
+  ir::visit_expr(s.rhs, [&](const ir::Expr& e) {
+    if (e.kind != ir::ExprKind::Ref) return;
+    std::set<std::string> first, last;
+    for (std::size_t i = 0; i + 1 < e.args.size(); ++i) collect_vars(e.args[i], first);
+    if (!e.args.empty()) collect_vars(e.args.back(), last);
+    if (!first.count(v)) return;
+    if (e.args.size() == 2 && !last.count(v))
+      found.insert(ir::print_expr(e));
+    else
+      other = true;
+  });
+  if (found.size() != 1 || other) return std::nullopt;
+  strategy::SiteRef ref;
+  ref.nest = {n};
+  // Lehmer index 1 of two entries: the permutation (1, 0) (layout_map.hpp).
+  const strategy::Candidate c{"layout_transformation", ref,
+                              {{"access", *found.begin()}, {"variant", "transpose"}, {"detail", std::int64_t(1)}}};
+  try {
+    strategy::Applied a = strategy::locked_apply(*strategy::find(c.strategy), t, c);
+    return PlanStep{c, std::move(a.task)};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+/// The best plan for top-level nest `n` of `t`, or nullopt; `transposed`: a transposing copy was the step before
+/// (a nest is transposed once).
+std::optional<Plan> plan_nest(const ir::Task& t, std::uint32_t n, int lanes,
+                              const std::function<double(const ir::Task&)>& score, bool transposed = false) {
+  const ir::Stmt* s = single_stmt(t, n);
+  if (!s || s->lhs.kind != ir::ExprKind::Ref || s->lhs.args.size() < 2) return std::nullopt;
+  const ir::Nest& nest = t.program.nests[n];
+  if (reduction_loops(nest, *s).empty()) return std::nullopt;
+  // v: the innermost header loop in the last subscript entry (the unit-stride columns); the block rows r: any other
+  // spatial loop of the output (a GEMM's rows, a convolution's output channels, which share each loaded input
+  // vector, or its output rows, which share each weight).
+  std::set<std::string> last_vars;
+  collect_vars(s->lhs.args.back(), last_vars);
+  const ir::Loop* v = nullptr;
+  for (const auto& l : nest.loops)
+    if (last_vars.count(l.var)) v = &l;
+  if (!v || v->kind == ir::LoopKind::B) return std::nullopt;
+  if (strided_in_a_read(s->rhs, v->var)) {
+    if (transposed) return std::nullopt;
+    std::optional<PlanStep> copy = transpose_strided_read(t, n, *s, v->var);
+    if (!copy) return std::nullopt;
+    std::optional<Plan> p = plan_nest(copy->after, n + 1, lanes, score, true);
+    if (p) p->steps.insert(p->steps.begin(), std::move(*copy)), p->label += " after a transposing copy";
+    return p;
+  }
+  std::set<std::string> lhs_vars;
+  collect_vars(s->lhs, lhs_vars);
+  const std::vector<std::int64_t> cols = block_extents(v->extent, {2 * lanes, 4 * lanes, lanes}, 4 * lanes);
+  std::optional<Plan> best;
+  for (const auto& r : nest.loops) {
+    if (&r == v || r.extent <= 1 || !lhs_vars.count(r.var)) continue;
+    for (std::int64_t R : block_extents(r.extent, {8, 4}, 8))
+      for (std::int64_t V : cols) {
+        if (R * ((V + lanes - 1) / lanes) > 16) continue;
+        std::optional<Plan> p = plan_for(t, n, r.var, r.kind == ir::LoopKind::B, R, v->var, V, score);
+        if (p && (!best || p->score < best->score)) best = std::move(p);
+      }
+  }
+  return best;
+}
+
 }  // namespace
 
 std::optional<Plan> register_block_plan(const ir::Task& t, int lanes,
@@ -202,31 +276,8 @@ std::optional<Plan> register_block_plan(const ir::Task& t, int lanes,
   lanes = std::max(1, lanes);
   std::optional<Plan> best;
   for (std::uint32_t n = 0; n < t.program.nests.size(); ++n) {
-    const ir::Stmt* s = single_stmt(t, n);
-    if (!s || s->lhs.kind != ir::ExprKind::Ref || s->lhs.args.size() < 2) continue;
-    const ir::Nest& nest = t.program.nests[n];
-    if (reduction_loops(nest, *s).empty()) continue;
-    // v: the innermost header loop in the last subscript entry (the unit-stride columns); the block rows r: any other
-    // spatial loop of the output (a GEMM's rows, a convolution's output channels, which share each loaded input
-    // vector, or its output rows, which share each weight).
-    std::set<std::string> last_vars;
-    collect_vars(s->lhs.args.back(), last_vars);
-    const ir::Loop* v = nullptr;
-    for (const auto& l : nest.loops)
-      if (last_vars.count(l.var)) v = &l;
-    if (!v || v->kind == ir::LoopKind::B || strided_in_a_read(s->rhs, v->var)) continue;
-    std::set<std::string> lhs_vars;
-    collect_vars(s->lhs, lhs_vars);
-    const std::vector<std::int64_t> cols = block_extents(v->extent, {2 * lanes, 4 * lanes, lanes}, 4 * lanes);
-    for (const auto& r : nest.loops) {
-      if (&r == v || r.extent <= 1 || !lhs_vars.count(r.var)) continue;
-      for (std::int64_t R : block_extents(r.extent, {8, 4}, 8))
-        for (std::int64_t V : cols) {
-          if (R * ((V + lanes - 1) / lanes) > 16) continue;
-          std::optional<Plan> p = plan_for(t, n, r.var, r.kind == ir::LoopKind::B, R, v->var, V, score);
-          if (p && (!best || p->score < best->score)) best = std::move(p);
-        }
-    }
+    std::optional<Plan> p = plan_nest(t, n, lanes, score);
+    if (p && (!best || p->score < best->score)) best = std::move(p);
   }
   return best;
 }

@@ -3,6 +3,7 @@
 // "multi-level tiling with a local write cache" sketch of TVM's MetaSchedule (Shao et al., NeurIPS 2022) and
 // Ansor (Zheng et al., OSDI 2020), spelled in Step-TP steps:
 //
+//   (layout_transformation of a transposed operand, see below,)
 //   loop_reorder swaps to the order others, r, reductions, v (i-k-j for a GEMM: the gain comes first),
 //   loop_split of the block-row loop r and of the block-column loop v (R rows, V columns; when r is a B loop, which
 //   must stay outside the cache's attach depth, the R rows are the outer part of its split, n/R apart),
@@ -16,8 +17,10 @@
 // (unit-stride) subscript entry; r is any other spatial loop of the output (a GEMM's rows; a convolution's output
 // channels, whose block shares each loaded input vector, or its output rows, which share each weight): the model
 // picks. A nest qualifies when its body is one statement whose left-hand side misses at least one header loop (a
-// reduction) and no read takes v in a subscript entry other than its last (a transposed operand: the columns would
-// be loaded with a stride). Each step is a candidate built directly and applied (the strategy re-checks the site and
+// reduction). A read that takes v in a subscript entry other than its last (a transposed operand, x @ W^T: the
+// columns would be loaded with a stride) is first copied transposed by a layout_transformation when it is the only
+// such read and has two entries (the plan's first step; the GEMM becomes the next nest), else the nest does not
+// qualify. Each step is a candidate built directly and applied (the strategy re-checks the site and
 // the legality of that one candidate; enumerating every loop_reorder of a 7-loop convolution judged 21 swaps per
 // step, some with isl), so a step that is not legal ends that plan.
 #pragma once
