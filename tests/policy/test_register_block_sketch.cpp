@@ -37,6 +37,20 @@ std::vector<std::string> strategies_of(const cost::Plan& p) {
   return v;
 }
 
+/// The register-block plan of `t` under the AVX-512 model (16 f32 lanes).
+std::optional<cost::Plan> plan_on_avx512(const ir::Task& t) {
+  auto model = cost::make_analytical_model(avx512());
+  return cost::register_block_plan(t, 16, [&](const ir::Task& x) { return model->score(x); });
+}
+
+/// Every program on the plan is equivalent to the root `t` (LEIR.md §11).
+void expect_every_step_equivalent(const ir::Task& t, const cost::Plan& plan) {
+  for (const auto& s : plan.steps) {
+    const interp::EquivResult e = interp::check_equivalence(t, s.after);
+    EXPECT_TRUE(e.equivalent) << s.candidate.id() << ": " << e.message;
+  }
+}
+
 TEST(RegisterBlockSketch, PlansTheGemmRegisterBlockInLegalEquivalentSteps) {
   const ir::Task t = workload("Square_matrix_multiplication", {{"n", 128}});
   auto model = cost::make_analytical_model(avx512());
@@ -60,10 +74,7 @@ TEST(RegisterBlockSketch, PlansTheGemmRegisterBlockInLegalEquivalentSteps) {
             "E^{f32,l}_{d*16+tx,f*32+a};];];");
   EXPECT_NEAR(plan->score, model->score(plan->steps.back().after), 1e-12);
   EXPECT_LT(plan->score, model->score(plan->steps[0].after) - 1.0);  // at least 2x better than i-k-j in the model
-  for (const auto& s : plan->steps) {
-    const interp::EquivResult e = interp::check_equivalence(t, s.after);
-    EXPECT_TRUE(e.equivalent) << s.candidate.id() << ": " << e.message;
-  }
+  expect_every_step_equivalent(t, *plan);
 }
 
 TEST(RegisterBlockSketch, NoPlanWithoutAnAccumulationNest) {
@@ -81,8 +92,7 @@ TEST(RegisterBlockSketch, BlocksAConvolutionsOutputChannelsInDirectlyAppliedStep
   ASSERT_EQ(ir::print_program(t.program),
             "B^{1}_{tx=0}L^{16}_{a=0}L^{8}_{c=0}L^{32}_{d=0}L^{8}_{f=0}L^{1}_{g=0}L^{1}_{h=0}[C^{f32,g}_{tx,a,c,d}="
             "C^{f32,g}_{tx,a,c,d}+D^{f32,g}_{a,f,g,h}*A^{f32,g}_{tx,f,c+g,d+h};];");
-  auto model = cost::make_analytical_model(avx512());
-  const auto plan = cost::register_block_plan(t, 16, [&](const ir::Task& x) { return model->score(x); });
+  const auto plan = plan_on_avx512(t);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->label, "register block 8x16 of nest 0");
   EXPECT_EQ(strategies_of(*plan),
@@ -93,11 +103,8 @@ TEST(RegisterBlockSketch, BlocksAConvolutionsOutputChannelsInDirectlyAppliedStep
             "B^{1}_{tx=0}L^{8}_{c=0}L^{2}_{i=0}L^{2}_{j=0}[L^{8}_{f=0}L^{1}_{g=0}L^{1}_{h=0}U^{8}_{a=0}L^{16}_{d=0}["
             "E^{f32,l}_{tx,i*8+a,c,j*16+d}=E^{f32,l}_{tx,i*8+a,c,j*16+d}+D^{f32,g}_{i*8+a,f,g,h}*A^{f32,g}_{tx,f,c+g,"
             "j*16+d+h};];L^{8}_{a=0}L^{16}_{d=0}[C^{f32,g}_{tx,i*8+a,c,j*16+d}=E^{f32,l}_{tx,i*8+a,c,j*16+d};];];");
-  EXPECT_LT(plan->score, model->score(t) - 1.0);
-  for (const auto& s : plan->steps) {
-    const interp::EquivResult e = interp::check_equivalence(t, s.after);
-    EXPECT_TRUE(e.equivalent) << s.candidate.id() << ": " << e.message;
-  }
+  EXPECT_LT(plan->score, cost::make_analytical_model(avx512())->score(t) - 1.0);
+  expect_every_step_equivalent(t, *plan);
 }
 
 TEST(RegisterBlockSketch, TransposesAStridedOperandFirst) {
@@ -108,8 +115,7 @@ TEST(RegisterBlockSketch, TransposesAStridedOperandFirst) {
   const ir::Task t = workload("Gemm_ReLU_Divide", {{"batch", 16}, {"in", 32}, {"out", 32}});
   ASSERT_EQ(ir::print_nest(t.program.nests[0]),
             "B^{16}_{tx=0}L^{32}_{a=0}L^{32}_{c=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*G^{f32,g}_{a,c};];");
-  auto model = cost::make_analytical_model(avx512());
-  const auto plan = cost::register_block_plan(t, 16, [&](const ir::Task& x) { return model->score(x); });
+  const auto plan = plan_on_avx512(t);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->label, "register block 8x16 of nest 1 after a transposing copy");
   EXPECT_EQ(strategies_of(*plan),
@@ -123,10 +129,7 @@ TEST(RegisterBlockSketch, TransposesAStridedOperandFirst) {
             "B^{2}_{tx=0}L^{2}_{f=0}[L^{32}_{c=0}U^{8}_{d=0}L^{16}_{a=0}[J^{f32,l}_{d*2+tx,f*16+a}=J^{f32,l}_{d*2+tx,"
             "f*16+a}+A^{f32,g}_{d*2+tx,c}*I^{f32,g}_{c,f*16+a};];L^{8}_{d=0}L^{16}_{a=0}[C^{f32,g}_{d*2+tx,f*16+a}="
             "J^{f32,l}_{d*2+tx,f*16+a};];];");
-  for (const auto& s : plan->steps) {
-    const interp::EquivResult e = interp::check_equivalence(t, s.after);
-    EXPECT_TRUE(e.equivalent) << s.candidate.id() << ": " << e.message;
-  }
+  expect_every_step_equivalent(t, *plan);
 }
 
 TEST(RegisterBlockSketch, CostPolicyProposesThePlanStepByStep) {
