@@ -225,7 +225,8 @@ class CostPolicy : public Policy {
       if (auto it = memos_.find(canon); it != memos_.end()) memo = it->second;
     }
     if (!memo && sketch_) {
-      // Planning costs seconds on a deep nest (every step enumerates its strategy), so each program is planned once.
+      // Planning applies tens of candidates per row loop and block shape (each re-checked, some with isl), so each
+      // program is planned once.
       std::optional<std::optional<cost::Plan>> cached;
       {
         std::lock_guard<std::mutex> lock(mu_);
