@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "strategies/common.hpp"
+#include "graph_memory_test_util.hpp"
 #include "strategy_test_util.hpp"
 
 namespace st = steptp::strategy;
@@ -274,6 +275,44 @@ TEST(ReductionFactorization, MultiAxisAndContinuingAndMax) {
   auto h = make_task("B^{4}_{tx=0}L^{2}_{a=0}[H=H+A_{tx,a};];", {{"A", R::Input, {4, 2}}, {"H", R::Output, {}}});
   auto c = apply_id("reduction_factorization@0/s0{r=tx,v=1}", h);
   EXPECT_EQ(c.facts["combine"], expand_refs("B^{1}_{tx=0}[H=C+D;];"));
+}
+
+TEST(ReductionFactorization, LanesMakeTheInnermostLoopSpatial) {
+  // Matrix-vector: 8 = 2 x 4 lanes. The partial E_{tx,a} holds 4 independent sums per row (a fresh innermost key a),
+  // the combine reduces them over a into D with D's own initialiser (implicit).
+  auto t = make_task("B^{2}_{tx=0}L^{8}_{c=0}[D_{tx}=D_{tx}+A_{tx,c}*C_{c};];",
+                     {{"A", R::Input, {2, 8}}, {"C", R::Input, {8}}, {"D", R::Output, {2}}});
+  // lanes 4 (8/4 = 2 iterations; 8 lanes would leave one), then the 7 range splits (v = 1..7)
+  EXPECT_EQ(candidate_ids("reduction_factorization", t).front(), "reduction_factorization@0/s0{r=c,lanes=4}");
+  EXPECT_EQ(candidate_ids("reduction_factorization", t).size(), 8u);
+  auto a = apply_id("reduction_factorization@0/s0{r=c,lanes=4}", t);
+  EXPECT_EQ(leir(a), expand_refs("B^{2}_{tx=0}L^{2}_{c=0}L^{4}_{a=0}[E_{tx,a}=E_{tx,a}+A_{tx,c*4+a}*C_{c*4+a};];"
+                                 "B^{2}_{tx=0}L^{4}_{a=0}[D_{tx}=D_{tx}+E_{tx,a};];"));
+  EXPECT_EQ(a.cls, st::Exactness::Reassoc);
+  EXPECT_EQ(a.facts["lanes"], 4);
+  EXPECT_EQ(a.facts["init_status"], "implicit");
+  EXPECT_TRUE(st::testing::equivalent_in_class(t, a));
+  // max with an earlier write (continuing), over two reduction keys: E, the combine continues from S's contents.
+  auto m = make_task("B^{2}_{tx=0}[S_{tx}=A_{tx,0,0};];B^{2}_{tx=0}L^{3}_{a=0}L^{16}_{c=0}[S_{tx}=max(S_{tx},A_{tx,a,c});];",
+                     {{"A", R::Input, {2, 3, 16}}, {"S", R::Output, {2}}});
+  auto b = apply_id("reduction_factorization@1/s0{r=c,lanes=8}", m);
+  EXPECT_EQ(b.cls, st::Exactness::Exact);
+  EXPECT_EQ(b.facts["init_status"], "continuing");
+  EXPECT_EQ(leir(b), expand_refs("B^{2}_{tx=0}[S_{tx}=A_{tx,0,0};];"
+                                 "B^{2}_{tx=0}L^{3}_{a=0}L^{2}_{c=0}L^{8}_{d=0}[C_{tx,d}=max(C_{tx,d},A_{tx,a,c*8+d});];"
+                                 "B^{2}_{tx=0}L^{8}_{d=0}[S_{tx}=max(S_{tx},C_{tx,d});];"));
+  EXPECT_TRUE(st::testing::equivalent_in_class(m, b));
+  // Subtraction: the partials hold the negated sums and are added.
+  auto u = make_task("B^{1}_{tx=0}L^{8}_{c=0}[D_{tx}=D_{tx}-A_{tx,c};];", {{"A", R::Input, {1, 8}}, {"D", R::Output, {1}}});
+  auto c = apply_id("reduction_factorization@0/s0{r=c,lanes=4}", u);
+  EXPECT_EQ(c.facts["combine"], expand_refs("B^{1}_{tx=0}L^{4}_{a=0}[D_{tx}=D_{tx}+C_{tx,a};];"));
+  EXPECT_TRUE(st::testing::equivalent_in_class(u, c));
+  try {
+    apply_id("reduction_factorization@0/s0{r=c,lanes=8}", t);
+    FAIL();
+  } catch (const st::StrategyError& e) {
+    EXPECT_EQ(e.code(), "S002");
+  }
 }
 
 TEST(StrategyApply, StaleAndBadCandidates) {

@@ -7,6 +7,15 @@
 // where (+') is + for -, else (+); max/min combine with max/min. P1 and P2 reduce over all reduction keys
 // (multi-axis reductions stay whole). No input is copied. Fresh names: F then G. Params (r, v), v in 1..n-1,
 // keys in header order (an indexed space). Class R for + - *, E for max/min.
+//
+// Lanes variant (a steptp addition, TVM's split + rfactor of the inner axis): params (r, lanes) with lanes w in
+// {4, 8, 16, 32, 64, 128} dividing n and n/w >= 2, before every (r, v) of every axis (a bounded enumeration, the
+// cost policy's, reaches them on a 32768-long axis). The nest becomes
+//   P:       the same header with r of extent n/w and a fresh innermost key l of extent w:  F_{s,l} = F_{s,l} (+) e[r -> r*w+l]
+//   combine: the spatial loops (helper header, B2) then L^{w}_{l}:                         X_s = X_s (+') F_{s,l}
+// so the w partial sums of each output element are independent (the innermost loop no longer carries the
+// reduction, and the C compiler vectorises it without reassociating); the combine is itself a reduction over l,
+// with X's own initialiser (implicit) or its earlier contents (continuing), LEIR.md §8.4.
 #include "ir/printer.hpp"
 #include "strategies/analysis/binding.hpp"
 #include "strategies/analysis/names.hpp"
@@ -40,6 +49,14 @@ std::optional<SiteInfo> site_info(const ir::Program& p, std::uint32_t i) {
 }
 
 
+/// Lane counts of the lanes variant for an axis of extent n, ascending.
+std::vector<std::int64_t> lane_counts(std::int64_t n) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t w : {4, 8, 16, 32, 64, 128})
+    if (n % w == 0 && n / w >= 2) out.push_back(w);
+  return out;
+}
+
 }  // namespace
 
 std::vector<Site> enumerate_rfactor(const ir::Task& t) {
@@ -50,8 +67,13 @@ std::vector<Site> enumerate_rfactor(const ir::Task& t) {
     ParamSpace ps;
     auto axes = std::make_shared<std::vector<std::pair<std::string, std::int64_t>>>(s->axes);
     ps.count = 0;
-    for (const auto& [k, n] : *axes) ps.count += static_cast<std::uint64_t>(n - 1);
+    for (const auto& [k, n] : *axes) ps.count += static_cast<std::uint64_t>(n - 1) + lane_counts(n).size();
     ps.gen = [axes](std::uint64_t idx) {
+      for (const auto& [k, n] : *axes) {
+        const auto ws = lane_counts(n);
+        if (idx < ws.size()) return Params{Param{"r", k}, Param{"lanes", ws[idx]}};
+        idx -= ws.size();
+      }
       for (const auto& [k, n] : *axes) {
         if (idx < static_cast<std::uint64_t>(n - 1))
           return Params{Param{"r", k}, Param{"v", static_cast<std::int64_t>(idx + 1)}};
@@ -67,9 +89,47 @@ std::vector<Site> enumerate_rfactor(const ir::Task& t) {
   return out;
 }
 
-Applied apply_rfactor(const ir::Task& t, const Candidate& c) {
-  const StrategyInfo& info = info_of("reduction_factorization");
-  // Site check without materialising the (large) parameter space: the site must exist and (r, v) be in range.
+namespace {
+
+/// What both variants share: the site, its statement and accumulator, and the combine's header and statement.
+struct RfactorCtx {
+  const ir::Task& t;
+  const Candidate& c;
+  std::uint32_t i;
+  SiteInfo s;
+  std::string r;
+  std::int64_t n = 0;
+  const ir::Nest& site() const { return t.program.nests[i]; }
+  const ir::Stmt& st() const { return site().body[0].stmt(); }
+  ir::DType dtype() const {
+    const ir::KnownBuffer* kb = t.find_known(st().lhs.text);
+    return kb ? kb->dtype : st().lhs.dtype;
+  }
+  /// `name` with the accumulator's subscript followed by `extra` entries.
+  ir::Expr partial_ref(const std::string& name, std::vector<ir::Expr> extra = {}) const {
+    std::vector<ir::Expr> args = st().lhs.args;
+    for (auto& e : extra) args.push_back(std::move(e));
+    return ir::make_ref(name, dtype(), ir::Scope::Global, std::move(args));
+  }
+  /// The site's statement accumulating into `lhs` instead.
+  ir::Stmt partial_stmt(const ir::Expr& lhs) const {
+    ir::Stmt ps;
+    ps.lhs = lhs;
+    ps.rhs = st().rhs;
+    ps.rhs.args[0] = lhs;
+    return ps;
+  }
+  std::vector<ir::Loop> spatial_loops() const {
+    std::vector<ir::Loop> spatial;
+    for (const auto& l : site().loops)
+      if (std::find(s.red.spatial_keys.begin(), s.red.spatial_keys.end(), l.var) != s.red.spatial_keys.end())
+        spatial.push_back(l);
+    return spatial;
+  }
+};
+
+RfactorCtx check_site(const ir::Task& t, const Candidate& c) {
+  // Site check without materialising the (large) parameter space: the site must exist and r be a reduction axis.
   if (c.ref.nest.size() != 1 || !c.ref.stmt || *c.ref.stmt != 0 || c.ref.loop || !c.ref.expr.empty())
     throw_stale(c.id() + " is not a site of this task");
   const std::uint32_t i = c.ref.nest[0];
@@ -77,50 +137,115 @@ Applied apply_rfactor(const ir::Task& t, const Candidate& c) {
   auto s = site_info(t.program, i);
   if (!s) throw_stale(c.id() + " is not a site of this task");
   if (c.params.size() != 2) throw_bad_params(c.id());
-  const std::string r = param_str(c, "r");
-  const std::int64_t v = param_int(c, "v");
-  std::int64_t n = 0;
-  for (const auto& [k, e] : s->axes)
-    if (k == r) n = e;
-  if (n == 0 || v < 1 || v > n - 1) throw_bad_params(c.id() + ": (r, v) out of range");
+  RfactorCtx x{t, c, i, std::move(*s), param_str(c, "r"), 0};
+  for (const auto& [k, e] : x.s.axes)
+    if (k == x.r) x.n = e;
+  if (x.n == 0) throw_bad_params(c.id() + ": r is not a reduction axis of extent >= 2");
+  return x;
+}
 
-  const ir::Nest& site = t.program.nests[i];
-  const ir::Stmt& st = site.body[0].stmt();
-  const auto& red = s->red;
-  const ir::Expr& lhs = st.lhs;
-  const ir::KnownBuffer* kb = t.find_known(lhs.text);
-  const ir::DType dt = kb ? kb->dtype : lhs.dtype;
+/// Facts both variants record.
+void common_facts(Facts& f, const RfactorCtx& x) {
+  f.site_nest(x.t.program, x.c.ref.nest);
+  f.site_stmt(x.st());
+  f.set("nest", x.c.ref.nest);
+  f.set("reduction_op", std::string(analysis::reduce_op_text(x.s.red.op)));
+  f.set("spatial_keys", x.s.red.spatial_keys);
+  f.set("reduction_keys", x.s.red.reduction_keys);
+  f.set("axis", {{"key", x.r}, {"extent", x.n}});
+}
+
+/// Replaces the site by `nests` (the combine last) and records the remaining facts in their order.
+Applied finish_rfactor(const RfactorCtx& x, std::vector<ir::Nest> nests, Facts f, analysis::NameAllocator& names,
+                       const analysis::HelperHeader& hh, std::int64_t partial_elems) {
+  f.set("combine", ir::print_nest(nests.back()));
+  f.set("init_status", x.s.red.implicit_init ? "implicit" : "continuing");
+  if (!hh.renamed.empty() || hh.loops.size() != x.spatial_loops().size())
+    f.set("combine_binding", {{"renamed", hh.renamed}, {"header", print_header(nests.back())}});
+  ir::Task after = x.t;
+  auto& ns = after.program.nests;
+  ns.erase(ns.begin() + x.i);
+  ns.insert(ns.begin() + x.i, nests.begin(), nests.end());
+  f.legality("single-statement reduction, not a prefix form", "structural", true, ir::print_stmt(x.st()));
+  f.cost("elements_added", partial_elems);
+  f.cost("bytes_added", partial_elems * ir::dtype_bytes(x.dtype()));
+  const Exactness cls = analysis::reassociates(x.s.red.op) ? Exactness::Reassoc : Exactness::Exact;
+  return finish(x.t, std::move(after), std::move(f), cls, &names);
+}
+
+/// The lanes variant (header comment).
+Applied apply_lanes(const RfactorCtx& x, std::int64_t w) {
+  const auto ws = lane_counts(x.n);
+  if (std::find(ws.begin(), ws.end(), w) == ws.end())
+    throw_bad_params(x.c.id() + ": lanes must be 4, 8, 16, 32, 64 or 128, divide the axis and leave >= 2 iterations");
+  analysis::NameAllocator names(x.t);
+  const std::string fname = names.tensor();
+  auto visible = analysis::visible_keys(x.t.program, x.c.ref.nest);
+  const std::string l = names.key(visible);
+  const ir::Expr lane = ir::make_var(l);
+
+  ir::Nest p = x.site();
+  for (auto& lp : p.loops)
+    if (lp.var == x.r) lp.extent = x.n / w;
+  p.loops.push_back(ir::Loop{ir::LoopKind::L, w, l, 0});
+  p.body[0].stmt() = x.partial_stmt(x.partial_ref(fname, {lane}));
+  analysis::substitute(p.body[0].stmt().rhs.args[1], analysis::KeyMap{{x.r, analysis::split_index(x.r, w, l)}});
+
+  auto hh = analysis::helper_header(x.spatial_loops());
+  ir::Stmt cs;
+  cs.lhs = x.st().lhs;
+  cs.rhs = analysis::combine_partials(x.s.red.op, x.st().lhs, x.partial_ref(fname, {lane}));
+  ir::Nest comb;
+  comb.loops = hh.loops;
+  comb.body.push_back(ir::Item{cs});
+  for (const auto& [from, to] : hh.renamed) analysis::rename_key(comb, from, to);
+  comb.loops = hh.loops;
+  comb.loops.push_back(ir::Loop{ir::LoopKind::L, w, l, 0});
+
+  Facts f(info_of("reduction_factorization"), x.c);
+  common_facts(f, x);
+  f.set("lanes", w);
+  f.set("partials", {{{"name", fname}, {"lane_key", l}, {"lanes", w}, {"nest", ir::print_nest(p)}}});
+  std::int64_t elems = w;
+  for (const auto& lp : x.spatial_loops()) elems *= lp.extent;
+  return finish_rfactor(x, {p, comb}, std::move(f), names, hh, elems);
+}
+
+}  // namespace
+
+Applied apply_rfactor(const ir::Task& t, const Candidate& c) {
+  const RfactorCtx x = check_site(t, c);
+  bool lanes = false;
+  for (const auto& prm : c.params) lanes = lanes || prm.name == "lanes";
+  if (lanes) return apply_lanes(x, param_int(c, "lanes"));
+  const std::string& r = x.r;
+  const std::int64_t n = x.n;
+  const std::int64_t v = param_int(c, "v");
+  if (v < 1 || v > n - 1) throw_bad_params(c.id() + ": (r, v) out of range");
+
+  const ir::Nest& site = x.site();
+  const auto& red = x.s.red;
+  const ir::Expr& lhs = x.st().lhs;
 
   analysis::NameAllocator names(t);
   const std::string fname = names.tensor();
   const std::string gname = names.tensor();
-  auto partial_ref = [&](const std::string& name) { return ir::make_ref(name, dt, ir::Scope::Global, lhs.args); };
-  auto partial_stmt = [&](const std::string& name) {
-    ir::Stmt ps;
-    ps.lhs = partial_ref(name);
-    ps.rhs = st.rhs;
-    ps.rhs.args[0] = partial_ref(name);
-    return ps;
-  };
   auto with_extent = [&](ir::Nest nest, std::int64_t ext) {
     for (auto& l : nest.loops)
       if (l.var == r) l.extent = ext;
     return nest;
   };
   ir::Nest p1 = with_extent(site, v);
-  p1.body[0].stmt() = partial_stmt(fname);
+  p1.body[0].stmt() = x.partial_stmt(x.partial_ref(fname));
   ir::Nest p2 = with_extent(site, n - v);
-  p2.body[0].stmt() = partial_stmt(gname);
+  p2.body[0].stmt() = x.partial_stmt(x.partial_ref(gname));
   analysis::substitute(p2.body[0].stmt().rhs.args[1], analysis::KeyMap{{r, analysis::offset_index(r, v)}});
 
-  std::vector<ir::Loop> spatial;
-  for (const auto& l : site.loops)
-    if (std::find(red.spatial_keys.begin(), red.spatial_keys.end(), l.var) != red.spatial_keys.end())
-      spatial.push_back(l);
+  const std::vector<ir::Loop> spatial = x.spatial_loops();
   auto hh = analysis::helper_header(spatial);
   ir::Stmt cs;
   cs.lhs = lhs;
-  ir::Expr both = analysis::combine_partials(red.op, partial_ref(fname), partial_ref(gname));
+  ir::Expr both = analysis::combine_partials(red.op, x.partial_ref(fname), x.partial_ref(gname));
   cs.rhs = red.implicit_init ? std::move(both) : analysis::combine_partials(red.op, lhs, std::move(both));
   ir::Nest comb;
   comb.loops = hh.loops;
@@ -128,33 +253,14 @@ Applied apply_rfactor(const ir::Task& t, const Candidate& c) {
   for (const auto& [from, to] : hh.renamed) analysis::rename_key(comb, from, to);
   comb.loops = hh.loops;
 
-  ir::Task after = t;
-  auto& nests = after.program.nests;
-  nests.erase(nests.begin() + i);
-  nests.insert(nests.begin() + i, {p1, p2, comb});
-
-  Facts f(info, c);
-  f.site_nest(t.program, c.ref.nest);
-  f.site_stmt(st);
-  f.set("nest", c.ref.nest);
-  f.set("reduction_op", std::string(analysis::reduce_op_text(red.op)));
-  f.set("spatial_keys", red.spatial_keys);
-  f.set("reduction_keys", red.reduction_keys);
-  f.set("axis", {{"key", r}, {"extent", n}});
+  Facts f(info_of("reduction_factorization"), c);
+  common_facts(f, x);
   f.set("split_point", v);
   f.set("partials", {{{"name", fname}, {"range", {0, v}}, {"nest", ir::print_nest(p1)}},
                      {{"name", gname}, {"range", {v, n}}, {"nest", ir::print_nest(p2)}}});
-  f.set("combine", ir::print_nest(comb));
-  f.set("init_status", red.implicit_init ? "implicit" : "continuing");
-  if (!hh.renamed.empty() || hh.loops.size() != spatial.size())
-    f.set("combine_binding", {{"renamed", hh.renamed}, {"header", print_header(comb)}});
-  f.legality("single-statement reduction, not a prefix form", "structural", true, ir::print_stmt(st));
   std::int64_t elems = 1;
   for (const auto& l : spatial) elems *= l.extent;
-  f.cost("elements_added", 2 * elems);
-  f.cost("bytes_added", 2 * elems * ir::dtype_bytes(dt));
-  const Exactness cls = analysis::reassociates(red.op) ? Exactness::Reassoc : Exactness::Exact;
-  return finish(t, std::move(after), std::move(f), cls, &names);
+  return finish_rfactor(x, {p1, p2, comb}, std::move(f), names, hh, 2 * elems);
 }
 
 }  // namespace steptp::strategy::loop
