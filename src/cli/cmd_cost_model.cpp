@@ -3,7 +3,7 @@
 // dataset's measured records and print a short report (held-out pairwise accuracy, learned vs analytical).
 // `steptp cost-model score MODEL|analytical TASKS.jsonl [--threads T] [--terms]`: one line per task,
 // "<score>\t<workload>", the score being the predicted log2 latency in seconds (lower = predicted faster); with
-// --terms (analytical only) the model's compute, memory, issue and latency seconds come between them.
+// --terms (analytical only) the model's compute, memory, issue, latency and chain seconds come between them.
 #include <iostream>
 #include <memory>
 
@@ -69,8 +69,8 @@ int run_score(const Args& a) {
       std::string terms;
       if (a.terms) {
         const cost::Estimate e = cost::analytical_estimate(t.task, machine);
-        terms = fmt::format("compute_s={:.6g}\tmemory_s={:.6g}\tissue_s={:.6g}\tlatency_s={:.6g}\t", e.compute_s,
-                            e.memory_s, e.issue_s, e.latency_s);
+        terms = fmt::format("compute_s={:.6g}\tmemory_s={:.6g}\tissue_s={:.6g}\tlatency_s={:.6g}\tchain_s={:.6g}\t",
+                            e.compute_s, e.memory_s, e.issue_s, e.latency_s, e.chain_s);
       }
       lines.push_back(fmt::format("{:.6f}\t{}{}\n", m->score(t.task), terms, t.task.workload));
     } catch (const ir::LeirError& e) {
@@ -103,7 +103,7 @@ const CommandRegistrar reg("47-cost-model", [](CLI::App& app) -> RunFn {
   s->add_option("--threads", a->threads, "analytical: threads the programs run with")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  s->add_flag("--terms", a->terms, "analytical: also print the compute, memory, issue and latency seconds (analytical.hpp)");
+  s->add_flag("--terms", a->terms, "analytical: also print the compute, memory, issue, latency and chain seconds (analytical.hpp)");
   return [a, t] { return t->parsed() ? run_train(*a) : run_score(*a); };
 });
 

@@ -67,8 +67,12 @@ TEST(CostAnalytical, MatmulIkjBeatsIjkWithHandComputedTerms) {
   // 2^24 * 3 / (4e9 * 8 lanes); ijk loads A and B (C is invariant along k), scalar: 2^24 * 2 / 4e9
   EXPECT_NEAR(ikj.issue_s, 1.572864e-3, 1e-12);
   EXPECT_NEAR(ijk.issue_s, 8.388608e-3, 1e-12);
+  // chain: ijk's scalar accumulator waits for one 4-cycle add per instance, 2^24 * 4 / 2e9; ikj's accumulator goes
+  // through memory (4 + 6 cycles) but 256 chains (j) run side by side
+  EXPECT_NEAR(ijk.chain_s, 3.3554432e-2, 1e-12);
+  EXPECT_NEAR(ikj.chain_s, 16777216.0 * 10 / 256 / 2e9, 1e-12);
   EXPECT_NEAR(ikj.seconds, 1.572864e-3, 1e-12);  // issue-bound
-  EXPECT_NEAR(ijk.seconds, 8.388608e-3, 1e-12);
+  EXPECT_NEAR(ijk.seconds, 3.3554432e-2 + 0.25 * 8.388608e-3, 1e-12);  // chain-bound: chain + 0.25 x the rest
   EXPECT_LT(ikj.seconds, ijk.seconds);
   const auto model = make_analytical_model(m);
   EXPECT_EQ(model->name(), "analytical");
@@ -164,6 +168,30 @@ TEST(CostAnalytical, RegisterBlockAccumulatorsAreLatencyBoundWhenFew) {
   EXPECT_LT(b.seconds, r.seconds);
   // the same accumulation into global memory has no latency term (its chain goes through the store buffer)
   EXPECT_EQ(analytical_estimate(matmul(kIkj, 256), m).latency_s, 0.0);
+}
+
+TEST(CostAnalytical, LanePartialSumsShortenTheReductionChain) {
+  // Matrix-vector, 64 rows of 4096: the naive sum is one scalar chain per row (2^18 instances x 4 cycles at 2 GHz);
+  // reduction_factorization's lanes variant gives w independent sums per row kept in memory (4 + 6 cycles each).
+  const MachineModel m = test_machine();
+  auto mv = [](const std::string& leir) {
+    return make_task(leir, {{"A", R::Input, {64, 4096}}, {"X", R::Input, {4096}}, {"Y", R::Output, {64}}});
+  };
+  const ir::Task naive = mv("L^{64}_{i=0}L^{4096}_{k=0}[Y_{i}=Y_{i}+A_{i,k}*X_{k};];");
+  auto lanes = [&](int w) {
+    const std::string n = std::to_string(4096 / w), ws = std::to_string(w);
+    return mv("L^{64}_{i=0}L^{" + n + "}_{k=0}L^{" + ws + "}_{a=0}[F_{i,a}=F_{i,a}+A_{i,k*" + ws + "+a}*X_{k*" + ws +
+              "+a};];L^{64}_{i=0}L^{" + ws + "}_{a=0}[Y_{i}=Y_{i}+F_{i,a};];");
+  };
+  const Estimate e = analytical_estimate(naive, m), l8 = analytical_estimate(lanes(8), m),
+                 l32 = analytical_estimate(lanes(32), m);
+  EXPECT_NEAR(e.chain_s, 262144.0 * 4 / 2e9, 1e-15);
+  // the partial nest: 2^18 x 10 cycles / 8 or 32 chains; the combine nest: a scalar chain over a per row
+  EXPECT_NEAR(l8.chain_s, 262144.0 * 10 / 8 / 2e9 + 64.0 * 8 * 4 / 2e9, 1e-15);
+  EXPECT_NEAR(l32.chain_s, 262144.0 * 10 / 32 / 2e9 + 64.0 * 32 * 4 / 2e9, 1e-15);
+  EXPECT_LT(l8.seconds, e.seconds);
+  EXPECT_LT(l32.seconds, l8.seconds);
+  EXPECT_EQ(e.latency_s, 0.0);  // no register block
 }
 
 TEST(CostAnalytical, MachineModelJsonRoundTripsAndKeepsDefaultsOfLaterMembers) {

@@ -17,6 +17,8 @@ namespace steptp::policy::cost {
 namespace {
 
 constexpr double kLine = 64.0;  // cache line bytes
+/// Share of the other terms a chain-bound nest adds to its chain (analytical.hpp).
+constexpr double kChainOverlap = 0.25;
 
 std::string first_line(const std::string& path) {
   std::ifstream f(path);
@@ -213,17 +215,24 @@ double memory_ops(const StmtView& s, const MachineModel& m) {
   return ops;
 }
 
-/// latency_s's chain length of `s` in cycles per instance (analytical.hpp): 0 unless its write is a register
-/// block accumulated across the reduction loop.
-double chain_cycles_per_instance(const StmtView& s, const MachineModel& m) {
+/// Cycles per instance of the accumulation chain of `s` (analytical.hpp, latency_s and chain_s), or 0 when its
+/// write is not an accumulator carried across a loop of the statement. `block` says which term it belongs to: true
+/// for a register block (latency_s), false for the rest (chain_s).
+double chain_cycles_per_instance(const StmtView& s, const MachineModel& m, bool& block) {
+  block = false;
   if (s.loops.empty() || s.accesses.empty()) return 0;
   const AccessView& w = s.accesses.front();
-  if (!w.write || !w.read) return 0;
+  if (!w.write || !w.read || w.gather) return 0;
   const std::size_t red = innermost_unmentioned(s, w);  // the reduction loop
-  if (red + 1 >= s.loops.size() || !register_block(s, w, m)) return 0;
+  if (red >= s.loops.size()) return 0;
   double chains = 1;
   for (std::size_t k = red + 1; k < s.loops.size(); ++k) chains *= static_cast<double>(s.loops[k]->extent);
-  return (ir::is_float(s.dtype) ? m.add_latency_cycles : 1.0) / chains;
+  const double add = ir::is_float(s.dtype) ? m.add_latency_cycles : 1.0;
+  block = red + 1 < s.loops.size() && register_block(s, w, m);
+  // a block, or a scalar kept in a register across the innermost loop, waits for the add; other accumulators also
+  // for the store-to-load forwarding of their previous value
+  const bool in_register = block || red + 1 == s.loops.size();
+  return (in_register ? add : add + m.store_forward_cycles) / chains;
 }
 
 int stmt_parallelism(const StmtView& s, int threads) {
@@ -277,7 +286,8 @@ core::ojson MachineModel::to_json() const {
                      {"l2_bytes_per_s", l2_bytes_per_s},
                      {"threads", threads},
                      {"mem_ops_per_cycle", mem_ops_per_cycle},
-                     {"add_latency_cycles", add_latency_cycles}};
+                     {"add_latency_cycles", add_latency_cycles},
+                     {"store_forward_cycles", store_forward_cycles}};
 }
 
 MachineModel MachineModel::from_json(const core::ojson& j) {
@@ -299,6 +309,7 @@ MachineModel MachineModel::from_json(const core::ojson& j) {
   m.threads = static_cast<int>(num("threads"));
   if (j.contains("mem_ops_per_cycle")) m.mem_ops_per_cycle = num("mem_ops_per_cycle");
   if (j.contains("add_latency_cycles")) m.add_latency_cycles = num("add_latency_cycles");
+  if (j.contains("store_forward_cycles")) m.store_forward_cycles = num("store_forward_cycles");
   return m;
 }
 
@@ -317,8 +328,10 @@ Estimate analytical_estimate(const ProgramView& v, const MachineModel& m) {
       ne.compute_s += static_cast<double>(s->instances) * std::max(1.0, s->work) / (rate * lanes_par);
       ne.issue_s += static_cast<double>(s->instances) * memory_ops(*s, m) /
                     (m.ghz * 1e9 * m.mem_ops_per_cycle * lanes_par);
-      ne.latency_s += static_cast<double>(s->instances) * chain_cycles_per_instance(*s, m) /
-                      (m.ghz * 1e9 * stmt_parallelism(*s, m.threads));
+      bool block = false;
+      const double chain = static_cast<double>(s->instances) * chain_cycles_per_instance(*s, m, block) /
+                           (m.ghz * 1e9 * stmt_parallelism(*s, m.threads));
+      (block ? ne.latency_s : ne.chain_s) += chain;
       if (!heaviest || s->instances > heaviest->instances) heaviest = s;
     }
     ne.parallelism = heaviest ? stmt_parallelism(*heaviest, m.threads) : 1;
@@ -329,10 +342,12 @@ Estimate analytical_estimate(const ProgramView& v, const MachineModel& m) {
     ne.memory_s = ne.traffic_l1 / (m.l2_bytes_per_s * p) + ne.traffic_l2 / (m.llc_bytes_per_s * p) +
                   ne.traffic_llc / (m.dram_bytes_per_s * std::min(p, 4.0));
     ne.seconds = std::max({ne.compute_s, ne.memory_s, ne.issue_s, ne.latency_s});
+    if (ne.chain_s > ne.seconds) ne.seconds = ne.chain_s + kChainOverlap * ne.seconds;
     e.compute_s += ne.compute_s;
     e.memory_s += ne.memory_s;
     e.issue_s += ne.issue_s;
     e.latency_s += ne.latency_s;
+    e.chain_s += ne.chain_s;
     e.seconds += ne.seconds;
     e.traffic_l1 += ne.traffic_l1;
     e.traffic_l2 += ne.traffic_l2;

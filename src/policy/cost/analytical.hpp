@@ -2,7 +2,9 @@
 // working-set (capacity) estimate of cache traffic. It is the source of the rule below; features.hpp feeds its
 // terms to the learned model too.
 //
-// Predicted seconds of a program = sum over top-level nests of max(compute_s, memory_s, issue_s, latency_s).
+// Predicted seconds of a program = sum over top-level nests of t = max(compute_s, memory_s, issue_s, latency_s),
+// or, when the nest's chain_s exceeds t, chain_s + 0.25 * t (a chain-bound nest does not hide all its other work;
+// the share also keeps programs that differ only in their memory access apart).
 //
 // compute_s = sum over the nest's statements S of
 //     instances(S) * max(1, work(S)) / (ghz * 1e9 * flops_per_cycle_scalar * vec(S) * par(S))
@@ -58,10 +60,16 @@
 //             iteration of R;
 //   lat(S)    add_latency_cycles for a floating-point target, 1 for an integer one.
 //   (a steptp addition: the latency bound of a small register block, which the throughput terms miss. A 1 x 32
-//   block of GEMM 512^3, two vectors of accumulators, measured 10.7 ms against 1.47 ms for an 8 x 32 block. A
-//   scalar reduction is a chain too, but giving it this term lowered the held-out pairwise accuracy on two
-//   `make run` datasets from 63.0% to 59.9% and 65.5% to 62.0%: it ties programs that differ in their memory
-//   access, bench/RESULTS.md "Cost model: issue reuse and register-block latency".)
+//   block of GEMM 512^3, two vectors of accumulators, measured 10.7 ms against 1.47 ms for an 8 x 32 block.)
+//
+// chain_s = the same sum over every other statement whose write is an accumulator read and written across a loop R
+//     of its own (the innermost loop the write does not mention), with
+//   lat(S)    add_latency_cycles (1 for an integer target) when R is the innermost loop (a scalar GCC keeps in a
+//             register: one dependent add per instance, whatever the memory does), else add_latency_cycles +
+//             store_forward_cycles (the previous value comes back through the store buffer);
+//   chains(S) as above. A naive matrix-vector product (a 32768-long sum per row) measured 5.1 ms: 2 cycles per
+//             instance; the same with 16, 32 and 64 partial sums per row (reduction_factorization's lanes variant)
+//             2.25, 1.67 and 1.23 ms. (a steptp addition; bench/RESULTS.md "Lane partial sums".)
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -80,6 +88,7 @@ struct MachineModel {
   int vector_lanes_f32 = 8;             // f32 lanes the compiler uses (AVX2: 8, AVX-512: 16)
   double mem_ops_per_cycle = 2.0;       // vector loads + stores issued per cycle, per core (a steptp addition)
   double add_latency_cycles = 4.0;      // latency of a floating-point add (a steptp addition)
+  double store_forward_cycles = 6.0;    // store-to-load forwarding latency (a steptp addition)
   std::int64_t l1_bytes = 32 * 1024, l2_bytes = 1024 * 1024, llc_bytes = 16 * 1024 * 1024;  // data cache sizes
   double dram_bytes_per_s = 12e9;       // one thread's DRAM bandwidth
   double llc_bytes_per_s = 60e9;        // one core's bandwidth from the last-level cache into L2
@@ -96,26 +105,26 @@ struct MachineModel {
   static MachineModel detect(int threads);
 
   /// {"flops_per_cycle_scalar", "ghz", "vector_lanes_f32", "l1_bytes", "l2_bytes", "llc_bytes",
-  /// "dram_bytes_per_s", "llc_bytes_per_s", "l2_bytes_per_s", "threads", "mem_ops_per_cycle", "add_latency_cycles"}.
+  /// "dram_bytes_per_s", "llc_bytes_per_s", "l2_bytes_per_s", "threads", "mem_ops_per_cycle", "add_latency_cycles",
+  /// "store_forward_cycles"}.
   core::ojson to_json() const;
   /// Inverse of to_json. Throws std::runtime_error on a missing member or a non-positive value;
-  /// "mem_ops_per_cycle" and "add_latency_cycles" may be missing (files written before they existed) and then keep
-  /// their defaults.
+  /// "mem_ops_per_cycle", "add_latency_cycles" and "store_forward_cycles" may be missing (files written before they
+  /// existed) and then keep their defaults.
   static MachineModel from_json(const core::ojson& j);
 };
 
 /// The model's terms for one top-level nest (seconds, bytes).
 struct NestEstimate {
-  double compute_s = 0, memory_s = 0, issue_s = 0, latency_s = 0, seconds = 0;
+  double compute_s = 0, memory_s = 0, issue_s = 0, latency_s = 0, chain_s = 0, seconds = 0;
   double traffic_l1 = 0, traffic_l2 = 0, traffic_llc = 0;  // T_c of the header comment, bytes
   int parallelism = 1;                                       // p of the header comment
 };
 
-/// The model's terms for a program: per nest and summed (seconds = sum of the nests' max(compute, memory, issue,
-/// latency)).
+/// The model's terms for a program: per nest and summed (seconds = sum of the nests' seconds, header comment).
 struct Estimate {
   std::vector<NestEstimate> nests;
-  double compute_s = 0, memory_s = 0, issue_s = 0, latency_s = 0, seconds = 0;
+  double compute_s = 0, memory_s = 0, issue_s = 0, latency_s = 0, chain_s = 0, seconds = 0;
   double traffic_l1 = 0, traffic_l2 = 0, traffic_llc = 0;
 };
 
