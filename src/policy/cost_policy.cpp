@@ -12,6 +12,7 @@
 #include "ir/printer.hpp"
 #include "policy/cost/analytical.hpp"
 #include "policy/cost/model.hpp"
+#include "policy/cost/lane_sum_sketch.hpp"
 #include "policy/cost/register_block_sketch.hpp"
 #include "strategies/strategy_lock.hpp"
 
@@ -233,7 +234,10 @@ class CostPolicy : public Policy {
         if (auto it = plans_.find(canon); it != plans_.end()) cached = it->second;
       }
       if (!cached) {
-        cached = cost::register_block_plan(t, lanes_, [&](const ir::Task& x) { return model_->score(x); });
+        const auto score = [&](const ir::Task& x) { return model_->score(x); };
+        std::optional<cost::Plan> block = cost::register_block_plan(t, lanes_, score);
+        std::optional<cost::Plan> sums = cost::lane_sum_plan(t, score);
+        cached = sums && (!block || sums->score < block->score) ? std::move(sums) : std::move(block);
         std::lock_guard<std::mutex> lock(mu_);
         plans_.emplace(canon, *cached);
       }

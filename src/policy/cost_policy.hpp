@@ -20,7 +20,9 @@
 // Sketch (a steptp addition to §9.3; `sketch` "register_block", the default, or "none"): when the prompt's program
 // has an accumulation nest, the policy also builds the register-block plan of policy/cost/register_block_sketch.hpp
 // (reorder, splits, reorders, local write cache, unrolling: seven legal steps on a GEMM, the middle four of which
-// gain nothing in the model). When the plan's last program beats the best one-step score by the lookahead margin,
+// gain nothing in the model), and the lane-sum plan of policy/cost/lane_sum_sketch.hpp (one reduction_factorization
+// lanes step per chain-bound reduction nest), and keeps the one whose last program scores better. When the plan's
+// last program beats the best one-step score by the lookahead margin,
 // the plan's first step is proposed first and every program on the plan remembers its next step: a later reply at
 // one of them proposes that step first (once; an already seen result is not proposed again). The plans are
 // remembered for the policy's lifetime, so the replies depend on the order of earlier replies; a search asks in a
