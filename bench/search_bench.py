@@ -11,6 +11,12 @@ PyTorch), the OpenBLAS library baseline that `steptp search` times where a BLAS 
 % of OpenBLAS's speed (>100%: faster than OpenBLAS), and the path length; geomeans; the machine, the thread count,
 the date and the steptp commit.
 
+Back-to-back re-timing (default; --retime-rounds 0 turns it off): the search times its programs and PyTorch runs
+minutes later, so a machine that slows down in between (a busy neighbour of this virtual machine) moves the
+best/PyTorch ratio. After both, --retime-rounds rounds each time PyTorch over every task (one process, as above)
+and then every task's best program (`steptp measure`), and the report adds a second table: the medians over the
+rounds and the median of the per-round ratios, with their geomean.
+
 --algorithms: runs every algorithm (chain greedy beam dfs bfs mcts) x policy (--policies, default random cost) on
 the same tasks and budgets, each into OUT/search-A-P, and tabulates fast_1.0, fast_2.0 and geomean_speedup from
 each summary.json. A run that fails (say, a policy that is not built) is reported as such and the others go on.
@@ -24,6 +30,7 @@ import math
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -99,6 +106,55 @@ def run_pytorch(args, out):
     if r.returncode != 0 and not os.path.exists(out):
         return False, f"pytorch_eager.py exited {r.returncode}"
     return True, ""
+
+
+def retime(args, tasks, emitted, results, out_dir):
+    """Back-to-back re-timing (module docstring): {task index: (best_ns, torch_ns, ratio)}, medians over the rounds.
+    Each round runs pytorch_eager.py over every task in one process, as the main run does (a fresh process timing a
+    single small task pays page faults that a process which has run the larger tasks no longer pays: Swish 5.3 ms
+    alone, 0.17 ms after them), then `steptp measure` of each best program."""
+    res = match_results(emitted, results)
+    best_paths = {}
+    for i, (e, r) in enumerate(zip(emitted, res)):
+        leir = ((r or {}).get("result") or {}).get("leir")
+        if leir:
+            best_paths[i] = os.path.join(out_dir, f"retime-{i}.json")
+            with open(best_paths[i], "w") as f:
+                json.dump(dict(e, leir=leir), f)
+    samples = {i: ([], [], []) for i in best_paths}
+    for k in range(args.retime_rounds):
+        torch_out = os.path.join(out_dir, f"retime-pytorch-{k}.jsonl")
+        ok, err = run_pytorch(args, torch_out)
+        torch_by = {(r["workload"], json.dumps(r["params"], sort_keys=True)): r.get("median_ns")
+                    for r in read_jsonl(torch_out)}
+        for i, path in best_paths.items():
+            t = tasks[i]
+            m = subprocess.run([args.steptp, "measure", path, "--repeats", str(args.repeats or 10), "--threads",
+                                str(args.threads)], capture_output=True, text=True)
+            p = torch_by.get((t["workload"], json.dumps(t.get("params", {}), sort_keys=True)))
+            try:
+                b = json.loads(m.stdout)["median"] * 1e9
+            except (ValueError, KeyError):
+                b = None
+            if not b or not p:
+                log(f"retime round {k + 1}: {t['workload']}: no time ({err or m.stderr.strip()[:200]})")
+                continue
+            samples[i][0].append(b)
+            samples[i][1].append(p)
+            samples[i][2].append(p / b)
+        log(f"retime round {k + 1}/{args.retime_rounds} done")
+    return {i: tuple(statistics.median(x) for x in v) for i, v in samples.items() if v[2]}
+
+
+def retime_report(args, tasks, rows):
+    lines = ["", f"Back-to-back re-timing ({args.retime_rounds} rounds of pytorch_eager.py over every task, then "
+             "`steptp measure` of every best program; medians over the rounds):", "",
+             "| # | workload | best ms | PyTorch ms | best/PyTorch |", "|---:|---|---:|---:|---:|"]
+    for i, t in enumerate(tasks):
+        b, p, q = rows.get(i, (None, None, None))
+        lines.append(f"| {i + 1} | {t['workload']} | {ms(b)} | {ms(p)} | {ratio(q)} |")
+    g, n = geomean([rows[i][2] for i in rows])
+    return lines + ["", f"* best/PyTorch, re-timed: {ratio(g)} over {n} tasks", ""]
 
 
 def read_jsonl(path):
@@ -320,6 +376,8 @@ def main():
     ap.add_argument("--seed", type=int, help="steptp search --seed")
     ap.add_argument("--limit", type=int, default=0, help="only the first N tasks (0 = all)")
     ap.add_argument("--no-pytorch", action="store_true", help="skip the PyTorch eager timings")
+    ap.add_argument("--retime-rounds", type=int, default=3,
+                    help="back-to-back re-timing rounds of each best program and PyTorch (0 = off; default 3)")
     ap.add_argument("--fresh", action="store_true", help="delete each search OUT first (else a rerun resumes)")
     ap.add_argument("--search-arg", action="append", default=[],
                     help="extra argument passed to steptp search (repeatable, e.g. --search-arg=--no-baseline)")
@@ -369,6 +427,8 @@ def main():
         results = read_jsonl(os.path.join(out, "results.jsonl")) if ok else []
         torch_rows = [] if args.no_pytorch else read_jsonl(torch_path)
         text = per_task_report(args, tasks, emitted, results, torch_rows, out, torch_note)
+        if ok and not args.no_pytorch and args.retime_rounds > 0 and args.timer == "real":
+            text += "\n".join(retime_report(args, tasks, retime(args, tasks, emitted, results, out)))
         if not ok:
             text += f"\n**steptp search failed: {err}**\n"
         report = args.report or os.path.join(args.out, "search_results.md")
