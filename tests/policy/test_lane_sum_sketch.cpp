@@ -13,7 +13,7 @@
 namespace steptp::policy {
 namespace {
 
-ir::Task workload(const std::string& name, const std::map<std::string, std::int64_t>& params) {
+ir::Task lanes_workload(const std::string& name, const std::map<std::string, std::int64_t>& params) {
   const auto* w = frontend::find_workload(name);
   return frontend::emit(*w, frontend::resolve_params(*w, params), ir::DType::F32);
 }
@@ -25,7 +25,7 @@ std::optional<cost::Plan> lane_plan(const ir::Task& t) {
 }
 
 TEST(LaneSumSketch, GivesBothSoftmaxReductionsLanePartialSums) {
-  const ir::Task t = workload("softmax", {{"batch", 4}, {"dim", 2048}});
+  const ir::Task t = lanes_workload("softmax", {{"batch", 4}, {"dim", 2048}});
   const auto plan = lane_plan(t);
   ASSERT_TRUE(plan.has_value());
   std::vector<std::string> ids;
@@ -47,8 +47,8 @@ TEST(LaneSumSketch, GivesBothSoftmaxReductionsLanePartialSums) {
 
 TEST(LaneSumSketch, NoPlanWithoutAChainBoundReduction) {
   // ReLU has no reduction; the i-k-j GEMM's accumulator moves with the innermost loop (no scalar chain)
-  EXPECT_FALSE(lane_plan(workload("ReLU", {{"batch", 4}, {"dim", 256}})).has_value());
-  ir::Task g = workload("Square_matrix_multiplication", {{"n", 64}});
+  EXPECT_FALSE(lane_plan(lanes_workload("ReLU", {{"batch", 4}, {"dim", 256}})).has_value());
+  ir::Task g = lanes_workload("Square_matrix_multiplication", {{"n", 64}});
   EXPECT_TRUE(lane_plan(g).has_value());  // the naive i-j-k order sums each element in a chain
 }
 
