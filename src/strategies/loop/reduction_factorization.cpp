@@ -144,6 +144,19 @@ RfactorCtx check_site(const ir::Task& t, const Candidate& c) {
   return x;
 }
 
+/// The combine nest: `lhs = rhs` under the helper header `hh`, its renamed keys applied to the statement.
+ir::Nest combine_nest(const analysis::HelperHeader& hh, ir::Expr rhs, const ir::Expr& lhs) {
+  ir::Stmt cs;
+  cs.lhs = lhs;
+  cs.rhs = std::move(rhs);
+  ir::Nest comb;
+  comb.loops = hh.loops;
+  comb.body.push_back(ir::Item{cs});
+  for (const auto& [from, to] : hh.renamed) analysis::rename_key(comb, from, to);
+  comb.loops = hh.loops;
+  return comb;
+}
+
 /// Facts both variants record.
 void common_facts(Facts& f, const RfactorCtx& x) {
   f.site_nest(x.t.program, x.c.ref.nest);
@@ -192,14 +205,8 @@ Applied apply_lanes(const RfactorCtx& x, std::int64_t w) {
   analysis::substitute(p.body[0].stmt().rhs.args[1], analysis::KeyMap{{x.r, analysis::split_index(x.r, w, l)}});
 
   auto hh = analysis::helper_header(x.spatial_loops());
-  ir::Stmt cs;
-  cs.lhs = x.st().lhs;
-  cs.rhs = analysis::combine_partials(x.s.red.op, x.st().lhs, x.partial_ref(fname, {lane}));
-  ir::Nest comb;
-  comb.loops = hh.loops;
-  comb.body.push_back(ir::Item{cs});
-  for (const auto& [from, to] : hh.renamed) analysis::rename_key(comb, from, to);
-  comb.loops = hh.loops;
+  ir::Nest comb = combine_nest(
+      hh, analysis::combine_partials(x.s.red.op, x.st().lhs, x.partial_ref(fname, {lane})), x.st().lhs);
   comb.loops.push_back(ir::Loop{ir::LoopKind::L, w, l, 0});
 
   Facts f(info_of("reduction_factorization"), x.c);
@@ -243,15 +250,9 @@ Applied apply_rfactor(const ir::Task& t, const Candidate& c) {
 
   const std::vector<ir::Loop> spatial = x.spatial_loops();
   auto hh = analysis::helper_header(spatial);
-  ir::Stmt cs;
-  cs.lhs = lhs;
   ir::Expr both = analysis::combine_partials(red.op, x.partial_ref(fname), x.partial_ref(gname));
-  cs.rhs = red.implicit_init ? std::move(both) : analysis::combine_partials(red.op, lhs, std::move(both));
-  ir::Nest comb;
-  comb.loops = hh.loops;
-  comb.body.push_back(ir::Item{cs});
-  for (const auto& [from, to] : hh.renamed) analysis::rename_key(comb, from, to);
-  comb.loops = hh.loops;
+  const ir::Nest comb = combine_nest(
+      hh, red.implicit_init ? std::move(both) : analysis::combine_partials(red.op, lhs, std::move(both)), lhs);
 
   Facts f(info_of("reduction_factorization"), c);
   common_facts(f, x);
