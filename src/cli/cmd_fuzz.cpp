@@ -19,7 +19,7 @@ struct FuzzArgs {
   fuzz::FuzzRun run;
   fuzz::DiffOptions opt;
   std::string out = "out/fuzz";
-  bool no_lower = false, no_mutants = false, no_minimize = false;
+  bool no_lower = false, no_mutants = false, no_minimize = false, no_skewed = false;
   double progress_every = 10.0;
   std::string replay;
   std::string checker_dists = "NUWK";
@@ -63,6 +63,7 @@ int fuzz_cmd(FuzzArgs& a) {
     return usage_error("fuzz", std::string("--checker-dists: ") + e.what());
   }
   a.opt.minimize = !a.no_minimize;
+  a.opt.checker_skewed = !a.no_skewed;
   a.opt.regressions_dir = (std::filesystem::path(a.out) / "regressions").string();
   try {
     std::filesystem::create_directories(a.out);
@@ -83,7 +84,8 @@ int fuzz_cmd(FuzzArgs& a) {
   j["seed"] = a.run.seed;
   j["lower_every"] = a.opt.lower_every;
   j["checker"] = {{"seeds", a.opt.checker_seeds}, {"dists", a.checker_dists}, {"cheap_seeds", a.opt.checker_cheap_seeds},
-                  {"second_method", "seeds 1000.." + std::to_string(999 + fuzz::kJudgeSeeds) + " x NUWK, untyped and typed"}};
+                  {"skewed_further_draws", a.opt.checker_skewed},
+                  {"second_method", "seeds 1000.." + std::to_string(999 + a.opt.judge_seeds) + " x NUWKS, untyped and typed"}};
   nlohmann::json fl = nlohmann::json::array();
   for (const auto& f : r.failures)
     fl.push_back({{"check", f.check}, {"strategy", f.strategy}, {"seed", f.seed}, {"detail", f.detail}, {"file", f.file}});
@@ -144,8 +146,15 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
                   "statement executions (0: off)")
       ->capture_default_str();
   sub->add_option("--checker-dists", a->checker_dists,
-                  "mutation check: the checker's input distributions as letters (N, U, W, K; LEIR.md §11)")
+                  "mutation check: the checker's input distributions as letters (N, U, W, K, S; LEIR.md §11)")
       ->capture_default_str();
+  sub->add_flag("--checker-no-skewed", a->no_skewed,
+                "mutation check: the checker's further draws without distribution S (as before it existed)");
+  sub->add_option("--judge-seeds", a->opt.judge_seeds,
+                  "mutation check: seeds of the second method that confirms a mutant the checker accepted as "
+                  "equivalent (seeds 1000.. x NUWKS, untyped and typed)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   sub->add_flag("--no-minimize", a->no_minimize, "write failing tasks without delta-debugging them");
   sub->add_option("--replay", a->replay, "re-check every regression file of DIR instead of fuzzing (exit 1 if one fails)");
   sub->add_option("--progress-every", a->progress_every, "seconds between progress lines on stderr")->default_val(10);

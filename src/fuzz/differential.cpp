@@ -245,7 +245,7 @@ void check_mutants(const Task& t, std::uint64_t seed, const DiffOptions& opt, Fi
     ++mf.generated;
     if (!interp::check_equivalence(t, m->task, mutation_checker(opt)).equivalent) {
       ++mf.rejected;
-    } else if (confirmed_equivalent(t, m->task)) {
+    } else if (confirmed_equivalent(t, m->task, opt.judge_seeds)) {
       ++mf.equivalent;
     } else {
       ++mf.missed;
@@ -268,14 +268,16 @@ interp::EquivOptions mutation_checker(const DiffOptions& opt) {
   checker.dists = opt.checker_dists;
   checker.extra_seeds_if_insensitive = opt.checker_extra_seeds;
   checker.extra_seeds_if_cheap = opt.checker_cheap_seeds;
+  checker.skewed_further_draws = opt.checker_skewed;
   return checker;
 }
 
 // 256 seeds: three and a half times the most the checker draws (3 + 8 adaptive + 61 cheap-check = 72).
-bool confirmed_equivalent(const ir::Task& t, const ir::Task& m) {
+bool confirmed_equivalent(const ir::Task& t, const ir::Task& m, std::uint64_t seeds) {
   interp::EquivOptions strong;
   strong.seeds.clear();
-  for (std::uint64_t s = 0; s < kJudgeSeeds; ++s) strong.seeds.push_back(1000 + s);
+  for (std::uint64_t s = 0; s < seeds; ++s) strong.seeds.push_back(1000 + s);
+  strong.dists.push_back(interp::Distribution::Skewed);
   if (!interp::check_equivalence(t, m, strong).equivalent) return false;
   strong.typed = true;
   return interp::check_equivalence(t, m, strong).equivalent;

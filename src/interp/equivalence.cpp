@@ -184,7 +184,9 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
     return false;
   };
   // Runs both programs on one draw and compares them; false (with `early` set) when a program fails to run.
+  std::uint64_t draws = 0;  // run_draw calls so far (for the cost of a further seed)
   auto run_draw = [&](std::uint64_t seed, Distribution dist) -> bool {
+    ++draws;
     const std::string where = "seed " + std::to_string(seed) + ", " + distribution_name(dist);
     TensorMap in = make_inputs(*A, seed, dist, literals);
     if (opt.fixed) apply_fixed_inputs(in, *opt.fixed);
@@ -268,15 +270,20 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
     for (Distribution dist : opt.dists)
       if (!run_draw(seed, dist)) return *early;
   std::uint64_t next = opt.seeds.empty() ? 0 : *std::max_element(opt.seeds.begin(), opt.seeds.end()) + 1;
+  // The further draws (adaptive and cheap) add distribution S to the given ones: its per-buffer sign patterns
+  // (all <= 0, mostly >= 0, zero-heavy, one value) undo the masking that leaves those draws' outputs insensitive.
+  std::vector<Distribution> further = opt.dists;
+  if (opt.skewed_further_draws && std::find(further.begin(), further.end(), Distribution::Skewed) == further.end())
+    further.push_back(Distribution::Skewed);
   std::string added;  // why seeds were added, for the message
   if (degenerate.empty() && !r.has_mismatch && opt.extra_seeds_if_insensitive > 0 && !opt.seeds.empty() &&
       insensitive()) {
     // The extension at most doubles the check's work, or spends kAdaptiveMinBudget statement executions.
-    const std::uint64_t per_seed = std::max<std::uint64_t>(1, done_before / opt.seeds.size());
+    const std::uint64_t per_seed = std::max<std::uint64_t>(1, done_before / draws) * further.size();
     const std::uint64_t affordable = std::max<std::uint64_t>(done_before, kAdaptiveMinBudget) / per_seed;
     const std::uint64_t extra = std::min<std::uint64_t>(opt.extra_seeds_if_insensitive, affordable);
     for (std::uint64_t i = 0; i < extra && !r.has_mismatch && degenerate.empty(); ++i, ++next) {
-      for (Distribution dist : opt.dists)
+      for (Distribution dist : further)
         if (!run_draw(next, dist)) return *early;
       ++r.extra_seeds;
     }
@@ -286,13 +293,13 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
     // Cheap checks draw on, within kCheapCheckBudget statement executions: each further seed with every
     // distribution, untyped and (unless the check is typed already) typed, stopping at the first mismatch.
     const std::uint64_t per_seed =
-        std::max<std::uint64_t>(1, done_before / (opt.seeds.size() + r.extra_seeds)) * (opt.typed ? 1 : 2);
+        std::max<std::uint64_t>(1, done_before / draws) * further.size() * (opt.typed ? 1 : 2);
     const std::uint64_t extra = std::min<std::uint64_t>(opt.extra_seeds_if_cheap, kCheapCheckBudget / per_seed);
     const std::uint32_t before = r.extra_seeds;
     for (std::uint64_t i = 0; i < extra && !r.has_mismatch && degenerate.empty(); ++i, ++next) {
       for (const bool typed : opt.typed ? std::vector<bool>{true} : std::vector<bool>{false, true}) {
         ro.typed = typed;
-        for (Distribution dist : opt.dists) {
+        for (Distribution dist : further) {
           if (r.has_mismatch || run_draw(next, dist)) continue;
           // An original that cannot run in §8.2 precision on this draw (an f16 overflow into a conversion) gives
           // no verdict here; an untyped check does not become inconclusive because of it.

@@ -37,19 +37,22 @@ struct EquivOptions {
   /// Adaptive draws: when every draw of `seeds` x `dists` passes but some output element of the original took
   /// fewer than 3 distinct values over them (a saturated comparison, clamp or bool reduction, a bool or small
   /// integer output: the draws barely exercised it), up to this many further seeds (max(seeds)+1, ...) are drawn
-  /// with every distribution, stopping at the first mismatch, within kAdaptiveMinBudget or the work of the
-  /// seeds already drawn, whichever is larger (at most twice the cost of a large check). 0 (the library default)
-  /// turns it off; `steptp equiv`,
-  /// `apply --verify` and the fuzzer's mutation check use kAdaptiveExtraSeeds (bench/RESULTS.md, "Adaptive draws").
+  /// with every distribution of `dists` and S (Distribution::Skewed; see skewed_further_draws), stopping at the
+  /// first mismatch, within kAdaptiveMinBudget or the work of the seeds already drawn, whichever is larger (at
+  /// most twice the cost of a large check). 0 (the library default) turns it off; `steptp equiv`, `apply --verify`
+  /// and the fuzzer's mutation check use kAdaptiveExtraSeeds (bench/RESULTS.md, "Adaptive draws").
   std::uint32_t extra_seeds_if_insensitive = 0;
   /// Cheap checks: when every draw (adaptive ones included) passes, up to this many further seeds are drawn with
-  /// every distribution, each untyped and typed (§8.2 precision, with the rounding allowance), stopping at the first
-  /// mismatch, within kCheapCheckBudget statement executions: a small program (a few hundred executions per draw)
-  /// gets 64 seeds, a real workload none. A difference masked on most inputs (a clamp reached only by a wide draw,
-  /// an f16 product that underflows to -0 and flips a comparison) is met (bench/RESULTS.md, "Cheap checks draw
-  /// on"). 0 (the library default) turns it off; `steptp equiv`, `apply --verify` and the fuzzer's mutation check
-  /// use kCheapExtraSeeds.
+  /// every distribution of `dists` and S, each untyped and typed (§8.2 precision, with the rounding allowance),
+  /// stopping at the first mismatch, within kCheapCheckBudget statement executions: a small program (a few hundred
+  /// executions per draw) gets 64 seeds, a real workload none. A difference masked on most inputs (a clamp reached
+  /// only by a wide draw, an f16 product that underflows to -0 and flips a comparison) is met (bench/RESULTS.md,
+  /// "Cheap checks draw on"). 0 (the library default) turns it off; `steptp equiv`, `apply --verify` and the
+  /// fuzzer's mutation check use kCheapExtraSeeds.
   std::uint32_t extra_seeds_if_cheap = 0;
+  /// The further draws (adaptive and cheap) use distribution S besides `dists` (off: `dists` only; the mutation
+  /// check's comparison in bench/RESULTS.md, "Skewed draws").
+  bool skewed_further_draws = true;
   bool exact = false;          // require bit-identical outputs (class E)
   double rtol_scale = 1.0;     // multiplies the per-dtype rtol/atol
   std::uint64_t max_steps = 0; // per run; 0 = unlimited

@@ -69,6 +69,7 @@ std::uint64_t stream_seed(std::uint64_t seed, Distribution dist) {
     case Distribution::Uniform: return 2 * seed + 1;
     case Distribution::Wide: return (std::uint64_t{1} << 63) + seed;
     case Distribution::Literal: return (std::uint64_t{1} << 62) + seed;
+    case Distribution::Skewed: return (std::uint64_t{1} << 61) + seed;
   }
   return seed;
 }
@@ -107,6 +108,54 @@ double literal_draw(SplitMix64& g, bool is_float, const std::vector<double>& lit
   return is_float ? sign * c * (1.0 + nudge * 0x1.0p-5) : sign * c + nudge;
 }
 
+/// The per-tensor shape of distribution S: a sign pattern and a magnitude scale, drawn once per input buffer.
+struct SkewMode {
+  int sign = 0;      // 0 zero-heavy, 1 all <= 0, 2 all >= 0, 3 mostly <= 0, 4 mostly >= 0, 5 one value for all
+  int scale = 0;     // 0 |N|, 1 log-uniform 2^-4..2^6, 2 |N| * 2^-10, 3 |N| * 2^10 (integers: [0,4], [0,16], 0, [0,64])
+  double constant = 0;
+};
+
+SkewMode skew_mode(SplitMix64& g) {
+  SkewMode m;
+  m.sign = static_cast<int>(std::floor(6.0 * g.u01()));
+  m.scale = static_cast<int>(std::floor(4.0 * g.u01()));
+  return m;
+}
+
+double skew_magnitude(SplitMix64& g, const SkewMode& m, bool is_float) {
+  if (!is_float) {
+    static const double kMax[] = {5.0, 17.0, 1.0, 65.0};
+    return std::floor(kMax[m.scale] * g.u01());
+  }
+  switch (m.scale) {
+    case 1: return std::exp2(10.0 * g.u01() - 4.0);
+    case 2: return std::fabs(standard_normal(g)) * 0x1.0p-10;
+    case 3: return std::fabs(standard_normal(g)) * 0x1.0p10;
+    default: return std::fabs(standard_normal(g));
+  }
+}
+
+/// One element of distribution S (see Distribution): bools follow the sign pattern too (all false, all true, ...).
+double skewed_draw(SplitMix64& g, const SkewMode& m, ir::DType t) {
+  const bool is_float = ir::is_float(t);
+  if (t == ir::DType::Bool) {
+    const double p_true[] = {0.5, 0.0, 1.0, 0.125, 0.875, m.constant};
+    return g.u01() < p_true[m.sign] ? 1.0 : 0.0;
+  }
+  double v = m.constant;
+  if (m.sign != 5) {
+    const double mag = skew_magnitude(g, m, is_float);
+    switch (m.sign) {
+      case 0: v = g.u01() < 0.5 ? 0.0 : (g.u01() < 0.5 ? -mag : mag); break;
+      case 1: v = -mag; break;
+      case 2: v = mag; break;
+      case 3: v = g.u01() < 0.125 ? mag : -mag; break;
+      default: v = g.u01() < 0.125 ? -mag : mag; break;
+    }
+  }
+  return v == 0.0 ? 0.0 : v;  // +0 only, as in K
+}
+
 TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t seed, Distribution dist,
                    const std::vector<double>& literals) {
   const auto gather = gather_extents(task, shapes);
@@ -127,6 +176,12 @@ TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t se
     t.data.resize(n);
     auto gi = gather.find(k.name);
     const bool is_gather = ir::is_int(k.dtype) && gi != gather.end();
+    SkewMode skew;
+    if (dist == Distribution::Skewed) {
+      skew = skew_mode(g);
+      if (k.dtype == ir::DType::Bool) skew.constant = g.u01() < 0.5 ? 1.0 : 0.0;
+      else if (skew.sign == 5) skew.constant = (g.u01() < 0.5 ? -1.0 : 1.0) * skew_magnitude(g, skew, ir::is_float(k.dtype));
+    }
     for (std::size_t e = 0; e < n; ++e) {
       double v = 0;
       if (ir::is_float(k.dtype)) {
@@ -137,11 +192,13 @@ TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t se
           v = (u1 < 0.5 ? -1.0 : 1.0) * std::exp2(10.0 * u2 - 4.0);
         } else if (dist == Distribution::Literal) {
           v = literal_draw(g, true, lits, ints);
+        } else if (dist == Distribution::Skewed) {
+          v = skewed_draw(g, skew, k.dtype);
         } else {
           v = standard_normal(g);
         }
       } else if (k.dtype == ir::DType::Bool) {
-        v = g.u01() < 0.5 ? 1.0 : 0.0;
+        v = dist == Distribution::Skewed ? skewed_draw(g, skew, k.dtype) : (g.u01() < 0.5 ? 1.0 : 0.0);
       } else if (is_gather) {
         v = std::floor(g.u01() * static_cast<double>(gi->second));
       } else if (dist == Distribution::Normal) {
@@ -150,6 +207,8 @@ TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t se
         v = std::floor(33.0 * g.u01()) - 16.0;
       } else if (dist == Distribution::Literal) {
         v = literal_draw(g, false, lits, ints);
+      } else if (dist == Distribution::Skewed) {
+        v = skewed_draw(g, skew, k.dtype);
       } else {
         v = 1.0 + std::floor(4.0 * g.u01());
       }
@@ -173,6 +232,7 @@ const char* distribution_name(Distribution d) {
     case Distribution::Uniform: return "U";
     case Distribution::Wide: return "W";
     case Distribution::Literal: return "K";
+    case Distribution::Skewed: return "S";
   }
   return "?";
 }
@@ -185,12 +245,13 @@ std::vector<Distribution> parse_distributions(std::string_view letters) {
       case 'U': v.push_back(Distribution::Uniform); break;
       case 'W': v.push_back(Distribution::Wide); break;
       case 'K': v.push_back(Distribution::Literal); break;
-      default: throw std::invalid_argument("'" + std::string(1, c) + "' is not a distribution (N, U, W or K)");
+      case 'S': v.push_back(Distribution::Skewed); break;
+      default: throw std::invalid_argument("'" + std::string(1, c) + "' is not a distribution (N, U, W, K or S)");
     }
     if (std::find(v.begin(), v.end() - 1, v.back()) != v.end() - 1)
       throw std::invalid_argument("'" + std::string(1, c) + "' is given twice");
   }
-  if (v.empty()) throw std::invalid_argument("no distribution given (letters N, U, W, K)");
+  if (v.empty()) throw std::invalid_argument("no distribution given (letters N, U, W, K, S)");
   return v;
 }
 

@@ -351,12 +351,15 @@ TensorMap Interpreter::run(const TensorMap& inputs, const RunOptions& opt) const
   }
   std::vector<std::int64_t> vars(static_cast<std::size_t>(P.nslots) + 1, 0);
   c.vars = vars.data();
-  std::vector<double> fscratch(static_cast<std::size_t>(P.batch_temps) * kBatch);
-  std::vector<std::int64_t> iscratch(static_cast<std::size_t>(P.batch_temps) * kBatch);
-  c.fscratch = fscratch.data();
-  c.fscratch_end = c.fscratch + fscratch.size();
-  c.iscratch = iscratch.data();
-  c.iscratch_end = c.iscratch + iscratch.size();
+  // Batch temporaries are written before they are read (each node fills its slots), so they are not zeroed: for a
+  // small program the zeroing of batch_temps x kBatch values twice dominated a run (a quarter of the fuzzer's time).
+  const std::size_t nscratch = static_cast<std::size_t>(P.batch_temps) * kBatch;
+  const auto fscratch = std::make_unique_for_overwrite<double[]>(nscratch);
+  const auto iscratch = std::make_unique_for_overwrite<std::int64_t[]>(nscratch);
+  c.fscratch = fscratch.get();
+  c.fscratch_end = c.fscratch + nscratch;
+  c.iscratch = iscratch.get();
+  c.iscratch_end = c.iscratch + nscratch;
   c.bufs = st.data();
   if (opt.max_steps) c.hard_limit = opt.max_steps;
   c.opt = &opt;

@@ -101,15 +101,22 @@ void check_memory_budget(const ir::Task& task, std::uint64_t budget, std::string
 ///    distribution yields -0, whose sign max/min reorderings may legitimately change), so that thresholds, clamps,
 ///    divisors and moduli written in the programs are met from both sides, also behind a scale or an offset
 ///    (`min(4*A,100)`: A = 100/4).
+///  - S (skewed): per input buffer, one sign pattern of six (half zeros; all <= 0; all >= 0; mostly <= 0 and mostly
+///    >= 0, with 1/8 of the other sign; one value for every element) and one magnitude scale of four (|N|;
+///    log-uniform in [2^-4, 2^6); |N| x 2^-10; |N| x 2^10 — integers: [0, 4], [0, 16], 0, [0, 64]); bools all
+///    false, all true, 1/8 or 7/8 true, or half; gather indices as in every distribution. No -0.
 /// W and K were added for the mutation check of issue #16: N and U left thresholds such as `A>2`, integer
-/// operations and clamps unexercised.
-enum class Distribution : std::uint8_t { Normal, Uniform, Wide, Literal };
+/// operations and clamps unexercised. S was added for differences that every element-wise independent draw
+/// masks: an `or` over many comparisons (true as soon as one element is positive), a min over a buffer whose
+/// every element must exceed a clamp, a value that matters only where a product is zero. check_equivalence adds
+/// it to its further draws (EquivOptions::extra_seeds_if_insensitive, extra_seeds_if_cheap).
+enum class Distribution : std::uint8_t { Normal, Uniform, Wide, Literal, Skewed };
 
 /// "N", "U", "W" or "K".
 const char* distribution_name(Distribution d);
 
-/// Distributions from their letters, in order ("NUWK" -> all four). Throws std::invalid_argument naming the
-/// first letter that is none of N, U, W, K or is repeated, or when `letters` is empty.
+/// Distributions from their letters, in order ("NUWK" -> the first four). Throws std::invalid_argument naming the
+/// first letter that is none of N, U, W, K, S or is repeated, or when `letters` is empty.
 std::vector<Distribution> parse_distributions(std::string_view letters);
 
 /// Magnitudes of the numeric literals of a program (IntLit and FloatLit nodes, `inf` excluded), with 0 and 1,
