@@ -275,6 +275,7 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
   std::vector<Distribution> further = opt.dists;
   if (opt.skewed_further_draws && std::find(further.begin(), further.end(), Distribution::Skewed) == further.end())
     further.push_back(Distribution::Skewed);
+  const std::string with_s = further.size() > opt.dists.size() ? " with S" : "";  // for the message
   std::string added;  // why seeds were added, for the message
   if (degenerate.empty() && !r.has_mismatch && opt.extra_seeds_if_insensitive > 0 && !opt.seeds.empty() &&
       insensitive()) {
@@ -287,7 +288,8 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
         if (!run_draw(next, dist)) return *early;
       ++r.extra_seeds;
     }
-    if (r.extra_seeds) added = std::to_string(r.extra_seeds) + " added: an output element took < 3 distinct values";
+    if (r.extra_seeds)
+      added = std::to_string(r.extra_seeds) + " added" + with_s + ": an output element took < 3 distinct values";
   }
   if (degenerate.empty() && !r.has_mismatch && opt.extra_seeds_if_cheap > 0 && !opt.seeds.empty()) {
     // Cheap checks draw on, within kCheapCheckBudget statement executions: each further seed with every
@@ -314,8 +316,8 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
       ++r.extra_seeds;
     }
     if (r.extra_seeds > before)
-      added += std::string(added.empty() ? "" : "; ") + std::to_string(r.extra_seeds - before) +
-               " added, untyped and typed: a cheap check";
+      added += std::string(added.empty() ? "" : "; ") + std::to_string(r.extra_seeds - before) + " added" + with_s +
+               ", untyped and typed: a cheap check";
   }
   if (!degenerate.empty()) return fail("E505", degenerate);
   if (r.has_mismatch) {

@@ -342,7 +342,7 @@ TEST(Equivalence, AdaptiveDrawsExtendACheckWhoseOutputDidNotVary) {
   const EquivResult self = check_equivalence(t, t, on);  // nothing to find: all 8 further seeds are drawn
   EXPECT_TRUE(self.equivalent);
   EXPECT_EQ(self.extra_seeds, kAdaptiveExtraSeeds);
-  EXPECT_NE(self.message.find("equivalent on 11 seed(s) x {N,U,W,K} (8 added: an output element took < 3"), std::string::npos)
+  EXPECT_NE(self.message.find("equivalent on 11 seed(s) x {N,U,W,K} (8 added with S: an output element took < 3"), std::string::npos)
       << self.message;
   const std::vector<ir::KnownBuffer> k{in("A", {16}), in("C", {16}), out("D", {16})};
   const ir::Task f = make_task("B^{16}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}*C^{f32,g}_{tx};];", k);
@@ -359,7 +359,7 @@ TEST(Equivalence, CheapChecksDrawOnUntypedAndTypedWithinTheirBudget) {
   const EquivResult self = check_equivalence(f, f, on);
   EXPECT_TRUE(self.equivalent);
   EXPECT_EQ(self.extra_seeds, kCheapExtraSeeds);
-  EXPECT_NE(self.message.find("equivalent on 64 seed(s) x {N,U,W,K} (61 added, untyped and typed: a cheap check)"),
+  EXPECT_NE(self.message.find("equivalent on 64 seed(s) x {N,U,W,K} (61 added with S, untyped and typed: a cheap check)"),
             std::string::npos)
       << self.message;
   EXPECT_EQ(check_equivalence(f, f).extra_seeds, 0u);  // library default: off
