@@ -95,6 +95,21 @@ bool only_2_and_5(numeric q) {
 
 }  // namespace
 
+bool reads_wrapping_integer(const ir::Expr& e) {
+  switch (e.kind) {
+    case ir::ExprKind::Ref: return wrapping_int(e);  // its subscript is an index, not a value
+    case ir::ExprKind::Var:
+    case ir::ExprKind::IntLit:
+    case ir::ExprKind::FloatLit:
+    case ir::ExprKind::Inf: return false;
+    default: break;
+  }
+  if (is_opaque_node(e)) return wrapping_int(e);  // kept whole: only its own value counts
+  for (const auto& a : e.args)
+    if (reads_wrapping_integer(a)) return true;
+  return false;
+}
+
 GiNaC::numeric exact_rational(const std::string& spelling) {
   std::string digits;
   long frac = 0, exp10 = 0;

@@ -96,6 +96,16 @@ class Bridge {
   bool first_term_negative(const GiNaC::ex& sum) const;
 };
 
+/// Does `e` give GiNaC, as a real number, a value of a wrapping integer type (unsigned, or signed narrower than 64
+/// bits: LEIR.md §8.2 wraps it to the type's width): an access of such a buffer, or an opaque node (max,
+/// if_then_else, a wrapping integer sum, ...) of such a type, outside subscripts and opaque interiors? LEIR
+/// evaluates an operation between two integers in integer arithmetic, so a rewrite that regroups such a value can
+/// create wrapping arithmetic the original did not have: `(C-(2.0+1.0))*G` with G a u32 is float arithmetic, its
+/// expansion `C*G-3*G` computes `3*G` in u32 and wraps (differential fuzzer, seed 100707). A node for which this
+/// holds is no site of the algebraic family (site.cpp). i64 values (loop keys, i64 buffers) and bools stay
+/// algebraic, as in the conversion: an i64 wraps only at |values| >= 2^63.
+bool reads_wrapping_integer(const ir::Expr& e);
+
 /// The exact rational of a decimal literal's spelling ("1e-05" -> 1/100000, "0.5" -> 1/2, "3" -> 3).
 GiNaC::numeric exact_rational(const std::string& spelling);
 

@@ -143,6 +143,7 @@ std::vector<std::pair<Params, Rewrite>> admitted(const std::string& strategy, co
     count_failure(strategy, "site too large");
     return {};
   }
+  if (reads_wrapping_integer(*n.e)) return {};  // integer regrouping could wrap (bridge.hpp)
   try {
     v = rule(b, ts, n, t);
   } catch (const NotRepresentable& e) {
