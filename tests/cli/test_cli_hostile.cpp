@@ -192,6 +192,18 @@ TEST_F(HostileCli, MissingFileCorruptModelAndUnknownStrategyCarryACode) {
   }
 }
 
+// An empty task file is E101 at the file, one line, exit 2, for every command that takes tasks (`cost-model score`
+// printed nothing and exited 0 before the twenty-second session).
+TEST_F(HostileCli, EmptyTaskFileIsE101ForEveryCommandThatTakesTasks) {
+  std::ofstream(dir_ / "empty.jsonl").close();
+  const std::string e = path("empty.jsonl"), ok = path("ok.json");
+  for (const std::string& cmd :
+       {"run " + e, "equiv " + e + " " + ok, "equiv " + ok + " " + e, "lower --target c " + e,
+        "lower --target c --check " + e, "apply --strategy loop_reorder " + e, "measure " + e, "check " + e,
+        "cost-model score analytical " + e})
+    expect_refused(cmd, "E101");
+}
+
 // Directories that are not what a command reads (src/dataset/dataset_dir.hpp): D001-D005 at the path, one line,
 // exit 2; CLI usage errors: U001 at the command.
 TEST_F(HostileCli, NotADatasetDirectoryAndUsageErrorsCarryACode) {
