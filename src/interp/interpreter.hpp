@@ -124,9 +124,10 @@ std::vector<Distribution> parse_distributions(std::string_view letters);
 std::vector<double> literal_magnitudes(const ir::Program& p);
 
 /// Inputs for every non-output known buffer, generated exactly as LEIR.md §11 step 2. The generator is
-/// SplitMix64 seeded with 2*seed+d for N (d=0) and U (d=1), 2^63+seed for W and 2^62+seed for K; gather-index
-/// integers (buffers read inside a subscript) are in [0, n), n the smallest extent they index, under every
-/// distribution; bools are U01 < 0.5. `literals` is K's value multiset, drawn uniformly by position (empty:
+/// SplitMix64 seeded with 2*seed+d for N (d=0) and U (d=1), 2^63+seed for W, 2^62+seed for K and 2^61+seed for S
+/// (S draws each buffer's pattern before its elements); gather-index integers (buffers read inside a subscript) are
+/// in [0, n), n the smallest extent they index, under every distribution; bools are U01 < 0.5 except under S.
+/// `literals` is K's value multiset, drawn uniformly by position (empty:
 /// literal_magnitudes of `task`; check_equivalence passes comparison_literals of both programs).
 /// Validates a copy of `task` to find gather extents; if it does not validate, only known shapes are used.
 TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dist,
