@@ -92,11 +92,12 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
   sub->add_option("--seeds", args->seeds, "input seeds (default 0 1 2)");
   sub->add_option("--extra-seeds", args->extra_seeds,
                   "adaptive draws: up to N further seeds when every draw passed but an output element of the original "
-                  "took fewer than 3 distinct values (a saturated comparison or clamp, a bool output), with --dists and "
-                  "S; 0: off")
+                  "took fewer than 3 distinct values (a saturated comparison or clamp, a bool output), each drawn from "
+                  "every --dists distribution plus S; 0: off")
       ->capture_default_str();
   sub->add_option("--cheap-seeds", args->cheap_seeds,
-                  "cheap checks: up to N further seeds with --dists and S, each untyped and typed, within 2^20 "
+                  "cheap checks: up to N further seeds, each drawn from every --dists distribution plus S, untyped "
+                  "and typed, within 2^20 "
                   "statement executions (a small program gets them all, a real workload none); 0: off")
       ->capture_default_str();
   sub->add_option("--dists", args->dists,

@@ -83,7 +83,8 @@ int fuzz_cmd(FuzzArgs& a) {
   nlohmann::json j = r.figures.to_json();
   j["seed"] = a.run.seed;
   j["lower_every"] = a.opt.lower_every;
-  j["checker"] = {{"seeds", a.opt.checker_seeds}, {"dists", a.checker_dists}, {"cheap_seeds", a.opt.checker_cheap_seeds},
+  j["checker"] = {{"seeds", a.opt.checker_seeds}, {"dists", a.checker_dists},
+                  {"extra_seeds", a.opt.checker_extra_seeds}, {"cheap_seeds", a.opt.checker_cheap_seeds},
                   {"skewed_further_draws", a.opt.checker_skewed},
                   {"second_method", "seeds 1000.." + std::to_string(999 + a.opt.judge_seeds) + " x NUWKS, untyped and typed"}};
   nlohmann::json fl = nlohmann::json::array();
@@ -149,7 +150,8 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
                   "mutation check: the checker's input distributions as letters (N, U, W, K, S; LEIR.md §11)")
       ->capture_default_str();
   sub->add_flag("--checker-no-skewed", a->no_skewed,
-                "mutation check: the checker's further draws without distribution S (as before it existed)");
+                "mutation check: the checker's adaptive and cheap-check draws use only --checker-dists, without "
+                "distribution S (to measure what S adds)");
   sub->add_option("--judge-seeds", a->opt.judge_seeds,
                   "mutation check: seeds of the second method that confirms a mutant the checker accepted as "
                   "equivalent (seeds 1000.. x NUWKS, untyped and typed)")

@@ -259,7 +259,7 @@ TEST(FuzzDifferentialSlow, ShortSeededRunWithCLowering) {
 void replay(bool with_compiler) {
   const fs::path dir = fs::path(STEPTP_SOURCE_DIR) / "fuzz" / "regressions";
   ASSERT_TRUE(fs::is_directory(dir));
-  int n = 0, skewed = 0;
+  int n = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".json") continue;
     const Failure f = read_regression(e.path().string());
