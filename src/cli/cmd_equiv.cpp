@@ -97,13 +97,13 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
       ->capture_default_str();
   sub->add_option("--cheap-seeds", args->cheap_seeds,
                   "cheap checks: up to N further seeds, each drawn from every --dists distribution plus S, untyped "
-                  "and typed, within 2^20 "
-                  "statement executions (a small program gets them all, a real workload none); 0: off")
+                  "and typed, within 2^20 statement executions (a small program gets them all, a real workload "
+                  "none); 0: off")
       ->capture_default_str();
   sub->add_option("--dists", args->dists,
                   "input distributions of LEIR.md §11, letters N (normal), U (uniform on [0.5,1.5]), W (wide: "
-                  "log-uniform magnitudes 2^-4..2^6, integers in [-16,16]), K (the programs' literals, nudged), S (skewed: per buffer all <= 0, all >= 0, "
-                  "zero-heavy, ... at one of four scales)")
+                  "log-uniform magnitudes 2^-4..2^6, integers in [-16,16]), K (the programs' literals, nudged), "
+                  "S (skewed: per buffer all <= 0, all >= 0, zero-heavy, ... at one of four scales)")
       ->capture_default_str();
   sub->add_flag("--typed", args->typed,
                 "run both in exact §8.2 precision (with the rounding allowance of LEIR.md §11 step 4b)");

@@ -86,7 +86,8 @@ int fuzz_cmd(FuzzArgs& a) {
   j["checker"] = {{"seeds", a.opt.checker_seeds}, {"dists", a.checker_dists},
                   {"extra_seeds", a.opt.checker_extra_seeds}, {"cheap_seeds", a.opt.checker_cheap_seeds},
                   {"skewed_further_draws", a.opt.checker_skewed},
-                  {"second_method", "seeds 1000.." + std::to_string(999 + a.opt.judge_seeds) + " x NUWKS, untyped and typed"}};
+                  {"second_method",
+                   "seeds 1000.." + std::to_string(999 + a.opt.judge_seeds) + " x NUWKS, untyped and typed"}};
   nlohmann::json fl = nlohmann::json::array();
   for (const auto& f : r.failures)
     fl.push_back({{"check", f.check}, {"strategy", f.strategy}, {"seed", f.seed}, {"detail", f.detail}, {"file", f.file}});

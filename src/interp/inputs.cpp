@@ -180,7 +180,8 @@ TensorMap generate(const ir::Task& task, const ShapeOf& shapes, std::uint64_t se
     if (dist == Distribution::Skewed) {
       skew = skew_mode(g);
       if (k.dtype == ir::DType::Bool) skew.constant = g.u01() < 0.5 ? 1.0 : 0.0;
-      else if (skew.sign == 5) skew.constant = (g.u01() < 0.5 ? -1.0 : 1.0) * skew_magnitude(g, skew, ir::is_float(k.dtype));
+      else if (skew.sign == 5)
+        skew.constant = (g.u01() < 0.5 ? -1.0 : 1.0) * skew_magnitude(g, skew, ir::is_float(k.dtype));
     }
     for (std::size_t e = 0; e < n; ++e) {
       double v = 0;
