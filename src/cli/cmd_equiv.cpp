@@ -22,6 +22,7 @@ struct EquivArgs {
   std::vector<std::uint64_t> seeds;
   std::uint32_t extra_seeds = interp::kAdaptiveExtraSeeds;
   std::uint32_t cheap_seeds = interp::kCheapExtraSeeds;
+  std::uint32_t boundary_pairs = interp::kCheapBoundaryPairs;
   std::string dists = "NUWK";
   bool typed = false, exact = false, json = false;
   double rtol_scale = 1.0;
@@ -59,6 +60,7 @@ int equiv_cmd(const EquivArgs& x) {
   if (!x.seeds.empty()) opt.seeds = x.seeds;
   opt.extra_seeds_if_insensitive = x.extra_seeds;
   opt.extra_seeds_if_cheap = x.cheap_seeds;
+  opt.boundary_pairs_if_cheap = x.boundary_pairs;
   try {
     opt.dists = interp::parse_distributions(x.dists);
   } catch (const std::invalid_argument& e) {
@@ -99,6 +101,11 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
                   "cheap checks: up to N further seeds, each drawn from every --dists distribution plus S, untyped "
                   "and typed, within 2^20 statement executions (a small program gets them all, a real workload "
                   "none); 0: off")
+      ->capture_default_str();
+  sub->add_option("--boundary-pairs", args->boundary_pairs,
+                  "boundary draws: up to N pairs of further draws (alternately untyped and typed); where an output "
+                  "element flips between the two, the flip point is bisected and both programs are compared on "
+                  "either side of it, within 2^20 statement executions; 0: off")
       ->capture_default_str();
   sub->add_option("--dists", args->dists,
                   "input distributions of LEIR.md §11, letters N (normal), U (uniform on [0.5,1.5]), W (wide: "

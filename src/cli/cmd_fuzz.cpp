@@ -86,8 +86,10 @@ int fuzz_cmd(FuzzArgs& a) {
   j["checker"] = {{"seeds", a.opt.checker_seeds}, {"dists", a.checker_dists},
                   {"extra_seeds", a.opt.checker_extra_seeds}, {"cheap_seeds", a.opt.checker_cheap_seeds},
                   {"skewed_further_draws", a.opt.checker_skewed},
+                  {"boundary_pairs", a.opt.checker_boundary_pairs},
                   {"second_method",
-                   "seeds 1000.." + std::to_string(999 + a.opt.judge_seeds) + " x NUWKS, untyped and typed"}};
+                   "seeds 1000.." + std::to_string(999 + a.opt.judge_seeds) + " x NUWKS, untyped and typed, " +
+                       std::to_string(fuzz::kJudgeBoundaryPairs) + " boundary pairs each"}};
   nlohmann::json fl = nlohmann::json::array();
   for (const auto& f : r.failures)
     fl.push_back({{"check", f.check}, {"strategy", f.strategy}, {"seed", f.seed}, {"detail", f.detail}, {"file", f.file}});
@@ -150,12 +152,16 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
   sub->add_option("--checker-dists", a->checker_dists,
                   "mutation check: the checker's input distributions as letters (N, U, W, K, S; LEIR.md §11)")
       ->capture_default_str();
+  sub->add_option("--checker-boundary-pairs", a->opt.checker_boundary_pairs,
+                  "mutation check: the checker's boundary draws, pairs of further draws whose outputs' change points "
+                  "are bisected and compared on both sides, within 2^20 statement executions (0: off)")
+      ->capture_default_str();
   sub->add_flag("--checker-no-skewed", a->no_skewed,
                 "mutation check: the checker's adaptive and cheap-check draws use only --checker-dists, without "
                 "distribution S (to measure what S adds)");
   sub->add_option("--judge-seeds", a->opt.judge_seeds,
                   "mutation check: seeds of the second method that confirms a mutant the checker accepted as "
-                  "equivalent (seeds 1000.. x NUWKS, untyped and typed)")
+                  "equivalent (seeds 1000.. x NUWKS, untyped and typed, each with 128 boundary pairs)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
   sub->add_flag("--no-minimize", a->no_minimize, "write failing tasks without delta-debugging them");

@@ -269,15 +269,18 @@ interp::EquivOptions mutation_checker(const DiffOptions& opt) {
   checker.extra_seeds_if_insensitive = opt.checker_extra_seeds;
   checker.extra_seeds_if_cheap = opt.checker_cheap_seeds;
   checker.skewed_further_draws = opt.checker_skewed;
+  checker.boundary_pairs_if_cheap = opt.checker_boundary_pairs;
   return checker;
 }
 
-// 256 seeds: three and a half times the most the checker draws (3 + 8 adaptive + 61 cheap-check = 72).
+// 256 seeds: three and a half times the most the checker draws (3 + 8 adaptive + 61 cheap-check = 72), and four
+// times its boundary pairs.
 bool confirmed_equivalent(const ir::Task& t, const ir::Task& m, std::uint64_t seeds) {
   interp::EquivOptions strong;
   strong.seeds.clear();
   for (std::uint64_t s = 0; s < seeds; ++s) strong.seeds.push_back(1000 + s);
   strong.dists.push_back(interp::Distribution::Skewed);
+  strong.boundary_pairs_if_cheap = kJudgeBoundaryPairs;
   if (!interp::check_equivalence(t, m, strong).equivalent) return false;
   strong.typed = true;
   return interp::check_equivalence(t, m, strong).equivalent;

@@ -30,6 +30,8 @@ namespace steptp::fuzz {
 
 /// Seeds of the mutation check's second method (differential.cpp confirmed_equivalent).
 inline constexpr std::uint64_t kJudgeSeeds = 256;
+/// Boundary pairs of the second method, in each of its two checks (four times the checker's kCheapBoundaryPairs).
+inline constexpr std::uint32_t kJudgeBoundaryPairs = 128;
 
 struct DiffOptions {
   GenOptions gen;
@@ -40,13 +42,15 @@ struct DiffOptions {
   bool mutants = true;
   /// The equivalence checker under test in the mutation check: its seeds (0..checker_seeds-1) and
   /// distributions (default: LEIR.md §11's defaults, 3 seeds x N, U, W, K), adaptive and cheap-check draws (with
-  /// distribution S) as `steptp equiv`. The second method that recognises truly equivalent mutants:
-  /// judge_seeds other seeds x N, U, W, K and S, untyped and typed (256 by default: three and a half times the
-  /// most the checker draws, 3 + 8 adaptive + 61 cheap-check seeds = 72).
+  /// distribution S) and boundary draws as `steptp equiv`. The second method that recognises truly equivalent
+  /// mutants: judge_seeds other seeds x N, U, W, K and S, untyped and typed (256 by default: three and a half times
+  /// the most the checker draws, 3 + 8 adaptive + 61 cheap-check seeds = 72), each with kJudgeBoundaryPairs
+  /// boundary pairs (the checker: checker_boundary_pairs).
   int checker_seeds = 3;
   std::uint32_t checker_extra_seeds = interp::kAdaptiveExtraSeeds;  // EquivOptions::extra_seeds_if_insensitive
   std::uint32_t checker_cheap_seeds = interp::kCheapExtraSeeds;     // EquivOptions::extra_seeds_if_cheap
   bool checker_skewed = true;                                       // EquivOptions::skewed_further_draws
+  std::uint32_t checker_boundary_pairs = interp::kCheapBoundaryPairs;  // EquivOptions::boundary_pairs_if_cheap
   std::vector<interp::Distribution> checker_dists{interp::Distribution::Normal, interp::Distribution::Uniform,
                                                   interp::Distribution::Wide, interp::Distribution::Literal};
   std::uint64_t judge_seeds = kJudgeSeeds;  // seeds of the second method (confirmed_equivalent)
@@ -60,8 +64,9 @@ struct DiffOptions {
 interp::EquivOptions mutation_checker(const DiffOptions& opt);
 
 /// The mutation check's second method: is a mutant the checker accepted really equivalent to `t`? kJudgeSeeds
-/// seeds (1000, 1001, ...; disjoint from the checker's) x N, U, W, K, S, untyped and then typed (§8.2 precision).
-/// Strong evidence, not proof. Never throws for programs that validate.
+/// seeds (1000, 1001, ...; disjoint from the checker's) x N, U, W, K, S, untyped and then typed (§8.2 precision),
+/// each followed by kJudgeBoundaryPairs boundary pairs (interp::EquivOptions::boundary_pairs_if_cheap, within its
+/// statement budget). Strong evidence, not proof. Never throws for programs that validate.
 bool confirmed_equivalent(const ir::Task& t, const ir::Task& m, std::uint64_t seeds = kJudgeSeeds);
 
 /// One failed check. `strategy` names the strategy for enumerate/candidate failures; `task` is the minimised task

@@ -2,6 +2,7 @@
 #include "interp/equivalence.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <cstring>
@@ -91,12 +92,27 @@ std::string fmt_num(double v) {
   return buf;
 }
 
+/// Bitwise the same value, or both NaN.
+bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0; }
+
 }  // namespace
+
+std::string draw_label(const ErrLocation& at) {
+  std::string s = "seed " + std::to_string(at.seed) + ", " + distribution_name(at.dist);
+  if (at.t >= 0) s += std::string("->") + distribution_name(at.to) + " at t=" + fmt_num(at.t);
+  return s;
+}
 
 std::string EquivResult::to_json() const {
   auto loc = [](const ErrLocation& l) {
-    return nlohmann::json{{"output", l.output}, {"index", l.index}, {"seed", l.seed},
-                          {"dist", distribution_name(l.dist)}, {"candidate", l.a}, {"original", l.b}};
+    nlohmann::json j{{"output", l.output}, {"index", l.index}, {"seed", l.seed},
+                     {"dist", distribution_name(l.dist)}, {"candidate", l.a}, {"original", l.b}};
+    if (l.t >= 0) {
+      j["to"] = distribution_name(l.to);
+      j["t"] = l.t;
+    }
+    if (l.typed) j["typed"] = true;
+    return j;
   };
   nlohmann::json j{{"equivalent", equivalent},
                    {"code", code},
@@ -106,7 +122,8 @@ std::string EquivResult::to_json() const {
                    {"max_abs_at", loc(max_abs_at)},
                    {"max_rel_at", loc(max_rel_at)},
                    {"first_mismatch", has_mismatch ? loc(first_mismatch) : nlohmann::json(nullptr)},
-                   {"extra_seeds", extra_seeds}};
+                   {"extra_seeds", extra_seeds},
+                   {"boundary_pairs", boundary_pairs}};
   return j.dump();
 }
 
@@ -183,14 +200,12 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
       if (std::any_of(v.begin(), v.end(), [](char n) { return n < 3; })) return true;
     return false;
   };
-  // Runs both programs on one draw and compares them; false (with `early` set) when a program fails to run.
-  std::uint64_t draws = 0;  // run_draw calls so far (for the cost of a further seed)
-  auto run_draw = [&](std::uint64_t seed, Distribution dist) -> bool {
+  // Runs both programs on the draw `in` and compares them; false (with `early` set) when a program fails to run.
+  // `at` says where the draw came from; the original's outputs are left in `ob`, the candidate's in `oa`.
+  std::uint64_t draws = 0;  // run_on calls so far (for the cost of a further seed)
+  auto run_on = [&](const TensorMap& in, const ErrLocation& at, TensorMap& ob, TensorMap& oa) -> bool {
     ++draws;
-    const std::string where = "seed " + std::to_string(seed) + ", " + distribution_name(dist);
-    TensorMap in = make_inputs(*A, seed, dist, literals);
-    if (opt.fixed) apply_fixed_inputs(in, *opt.fixed);
-    TensorMap oa, ob;
+    const std::string where = draw_label(at) + (ro.typed && !opt.typed ? ", typed" : "");
     try {
       ob = A->run(in, ro);
     } catch (const std::exception& e) {
@@ -213,10 +228,15 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
       std::vector<double> allowance;
       for (std::size_t e = 0; e < tb.data.size(); ++e) {
         const double a = ta.data[e], b = tb.data[e];
-        const ErrLocation loc{k.name, static_cast<std::int64_t>(e), seed, dist, a, b};
+        ErrLocation loc = at;
+        loc.typed = ro.typed;
+        loc.output = k.name;
+        loc.index = static_cast<std::int64_t>(e);
+        loc.a = a;
+        loc.b = b;
         bool match;
         if (opt.exact) {
-          match = (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
+          match = same_value(a, b);
         } else {
           match = elements_match(a, b, k.dtype, opt.rtol_scale);  // §11 step 4, shared with lowering checks
           if (!match && ro.typed && ir::is_float(k.dtype)) {
@@ -265,6 +285,15 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
     }
     track(ob);
     return true;
+  };
+  auto run_draw = [&](std::uint64_t seed, Distribution dist) -> bool {
+    TensorMap in = make_inputs(*A, seed, dist, literals);
+    if (opt.fixed) apply_fixed_inputs(in, *opt.fixed);
+    ErrLocation at;
+    at.seed = seed;
+    at.dist = dist;
+    TensorMap ob, oa;
+    return run_on(in, at, ob, oa);
   };
   for (std::uint64_t seed : opt.seeds)
     for (Distribution dist : opt.dists)
@@ -319,19 +348,107 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
       added += std::string(added.empty() ? "" : "; ") + std::to_string(r.extra_seeds - before) + " added" + with_s +
                ", untyped and typed: a cheap check";
   }
+  if (degenerate.empty() && !r.has_mismatch && opt.boundary_pairs_if_cheap > 0 && !opt.seeds.empty() &&
+      further.size() > 1) {
+    // Boundary draws (EquivOptions::boundary_pairs_if_cheap), within kCheapCheckBudget executions: even pairs
+    // untyped, odd ones typed (all typed when the check is).
+    // A pair costs at most 6 compared runs and, per located element, 17 bisection runs and 4 compared ones.
+    const std::uint64_t per_run = std::max<std::uint64_t>(1, done_before / (2 * draws));
+    const std::uint64_t per_pair = per_run * (6 + 2 * kBoundarySitesPerPair * 21);
+    const std::uint64_t spent_before = done_before;
+    auto within = [&] { return done_before - spent_before < kCheapCheckBudget; };
+    const std::size_t nd = further.size();
+    for (std::uint32_t i = 0; i < opt.boundary_pairs_if_cheap && !r.has_mismatch && degenerate.empty() &&
+                              done_before - spent_before + per_pair <= kCheapCheckBudget;
+         ++i) {
+      const std::uint64_t seed = next + i;
+      ro.typed = opt.typed || i % 2 == 1;
+      ErrLocation at;
+      at.seed = seed;
+      at.dist = further[i % nd];
+      at.to = further[(i % nd + 1 + (i / nd) % (nd - 1)) % nd];  // every ordered pair of distributions in turn
+      TensorMap x0 = make_inputs(*A, seed, at.dist, literals), x1 = make_inputs(*A, seed, at.to, literals);
+      if (opt.fixed) {
+        apply_fixed_inputs(x0, *opt.fixed);
+        apply_fixed_inputs(x1, *opt.fixed);
+      }
+      auto point = [&](double t) { return t == 0.0 ? x0 : interpolate_inputs(x0, x1, t, seed); };
+      std::array<TensorMap, 3> ob, oa;  // at t = 0, 1, 1/2: original, candidate
+      const double ends[] = {0.0, 1.0, 0.5};
+      bool skip = false;  // an original that cannot run in §8.2 precision on a typed pair: no verdict from it
+      auto compared = [&](const TensorMap& in, TensorMap& b, TensorMap& a) {
+        if (run_on(in, at, b, a)) return true;
+        if (ro.typed && !opt.typed && early->code == "E502") {
+          early.reset();
+          skip = true;
+          return true;
+        }
+        return false;
+      };
+      for (int k = 0; k < 3 && !skip; ++k) {
+        at.t = ends[k];
+        if (!compared(k == 1 ? x1 : point(ends[k]), ob[k], oa[k])) return *early;
+      }
+      if (skip) continue;
+      ++r.boundary_pairs;
+      for (int side = 0; side < 2 && !r.has_mismatch && degenerate.empty() && !skip; ++side) {
+        const Interpreter& prog = side == 0 ? *A : *B;
+        const std::array<TensorMap, 3>& o = side == 0 ? ob : oa;
+        std::vector<std::pair<std::string, std::size_t>> sites;  // elements that change along the segment
+        for (const auto& k : original.known) {
+          if (k.role != ir::Role::Output) continue;
+          const auto &v0 = o[0].at(k.name).data, &v1 = o[1].at(k.name).data, &vm = o[2].at(k.name).data;
+          for (std::size_t e = 0; e < v0.size(); ++e)
+            if (!same_value(v0[e], v1[e]) && (same_value(vm[e], v0[e]) || same_value(vm[e], v1[e])))
+              sites.emplace_back(k.name, e);
+        }
+        const std::size_t take = std::min<std::size_t>(sites.size(), kBoundarySitesPerPair);
+        for (std::size_t j = 0; j < take && !r.has_mismatch && degenerate.empty() && !skip; ++j) {
+          const auto& [name, e] = sites[(i + j * (sites.size() / take)) % sites.size()];
+          // The end whose value the middle repeats is on a constant piece: bisect for the edge of that piece (the
+          // other end may vary continuously, as a float output beside a clamp does).
+          const bool from_start = same_value(o[2].at(name).data[e], o[0].at(name).data[e]);
+          const double piece = o[from_start ? 0 : 1].at(name).data[e];
+          double lo = from_start ? 0.5 : 0.0, hi = from_start ? 1.0 : 0.5;  // piece holds at lo (from_start) or hi
+          try {
+            while (hi - lo > kBoundaryWidth && within()) {
+              const double mid = 0.5 * (lo + hi);
+              const TensorMap out = prog.run(point(mid), ro);
+              done_before += prog.last_steps();
+              (same_value(out.at(name).data[e], piece) == from_start ? lo : hi) = mid;
+            }
+          } catch (const std::exception&) {
+            continue;  // a point where this program fails to run: no change located; the compared draws report it
+          }
+          if (hi - lo > kBoundaryWidth) break;  // out of budget
+          const double w = hi - lo;
+          for (const double t : {std::max(0.0, lo - w), std::min(1.0, hi + w)}) {
+            at.t = t;
+            TensorMap pb, pa;
+            if (!skip && !compared(point(t), pb, pa)) return *early;
+          }
+        }
+      }
+    }
+    ro.typed = opt.typed;
+    if (r.boundary_pairs)
+      added += std::string(added.empty() ? "" : "; ") + std::to_string(r.boundary_pairs) +
+               " boundary pair(s), untyped and typed";
+  }
   if (!degenerate.empty()) return fail("E505", degenerate);
   if (r.has_mismatch) {
     const auto& m = r.first_mismatch;
+    const std::string where = draw_label(m) + (m.typed && !opt.typed ? ", typed" : "");
     return fail("E504", std::to_string(mismatches) + " mismatching element(s); first " + first_name + " (flat " +
-                            std::to_string(m.index) + ") on seed " + std::to_string(m.seed) + ", " +
-                            distribution_name(m.dist) + ": candidate " + fmt_num(m.a) + " vs original " + fmt_num(m.b) +
-                            "; max abs err " + fmt_num(r.max_abs_err) + ", max rel err " + fmt_num(r.max_rel_err));
+                            std::to_string(m.index) + ") on " + where + ": candidate " + fmt_num(m.a) +
+                            " vs original " + fmt_num(m.b) + "; max abs err " + fmt_num(r.max_abs_err) +
+                            ", max rel err " + fmt_num(r.max_rel_err));
   }
   r.equivalent = true;
   r.code.clear();
   std::string dists;
   for (Distribution d : opt.dists) dists += std::string(dists.empty() ? "" : ",") + distribution_name(d);
-  if (r.extra_seeds) added = " (" + added + ")";
+  if (!added.empty()) added = " (" + added + ")";
   r.message = "equivalent on " + std::to_string(opt.seeds.size() + r.extra_seeds) + " seed(s) x {" + dists + "}" +
               added + "; max abs err " +
               fmt_num(r.max_abs_err) + ", max rel err " + fmt_num(r.max_rel_err);

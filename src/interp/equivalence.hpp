@@ -26,6 +26,15 @@ inline constexpr std::uint32_t kCheapExtraSeeds = 61;
 /// A cheap check's further seeds spend at most this many statement executions.
 inline constexpr std::uint64_t kCheapCheckBudget = std::uint64_t{1} << 20;
 
+/// Pairs of draws the CLI's checks add to a cheap check as boundary draws (EquivOptions::boundary_pairs_if_cheap).
+inline constexpr std::uint32_t kCheapBoundaryPairs = 32;
+/// Output elements located per program and pair by the boundary draws.
+inline constexpr int kBoundarySitesPerPair = 2;
+/// The boundary draws bisect a segment down to this fraction of its length (2^-16): the two sides of a located
+/// change are then compared at that distance from it, far outside the band of inputs over which float rounding
+/// (2^-53 untyped) can move the change in an equivalent program.
+inline constexpr double kBoundaryWidth = 0x1.0p-16;
+
 struct EquivOptions {
   std::vector<std::uint64_t> seeds{0, 1, 2};
   std::vector<Distribution> dists{Distribution::Normal, Distribution::Uniform, Distribution::Wide,
@@ -53,6 +62,22 @@ struct EquivOptions {
   /// The further draws (adaptive and cheap) use distribution S besides `dists` (off: `dists` only; the mutation
   /// check's comparison in bench/RESULTS.md, "Skewed draws").
   bool skewed_further_draws = true;
+  /// Boundary draws: when every draw (adaptive and cheap ones included) passes, up to this many pairs of further
+  /// draws x0, x1 (seed, two distributions of `dists` and S) are taken. Both programs run at x0, x1 and the middle
+  /// of the segment between them (interpolate_inputs), all compared. Then, for each program, up to
+  /// kBoundarySitesPerPair output elements whose value differs between x0 and x1 and is piecewise constant along
+  /// the segment (its value at the middle is one of the two: a comparison, clamp, select, bool or integer result)
+  /// are located: the point where the element changes is bisected down to kBoundaryWidth of the segment, running
+  /// that program only, and both programs are compared on the draws at that distance on either side. A threshold,
+  /// clamp or underflow point the candidate moved (`exp(0-|A|)>0` against `exp(1-|A|)>0`: only |A| in (103.97,
+  /// 104.97) tells them apart in f32) is met however narrow the band of inputs where they differ; random draws meet
+  /// it by chance. Even pairs run untyped, odd ones typed (§8.2 precision, with the rounding allowance; every pair
+  /// when `typed`); a typed pair on which the original cannot run in §8.2 precision is skipped, as in the cheap
+  /// checks. None when the further draws have a single distribution. A pair is started only while its worst-case
+  /// cost (from the runs so far) fits in kCheapCheckBudget statement executions for the whole phase. 0 (the
+  /// library default) turns it off; `steptp equiv`, `apply --verify` and the fuzzer's mutation check use
+  /// kCheapBoundaryPairs (bench/RESULTS.md, "Boundary draws").
+  std::uint32_t boundary_pairs_if_cheap = 0;
   bool exact = false;          // require bit-identical outputs (class E)
   double rtol_scale = 1.0;     // multiplies the per-dtype rtol/atol
   std::uint64_t max_steps = 0; // per run; 0 = unlimited
@@ -68,8 +93,17 @@ struct ErrLocation {
   std::int64_t index = -1;     // flat row-major index
   std::uint64_t seed = 0;
   Distribution dist = Distribution::Normal;
+  /// Boundary draws (EquivOptions::boundary_pairs_if_cheap): the draw at `t` in [0, 1] on the segment from the
+  /// draw (seed, dist) to the draw (seed, to), interpolate_inputs with salt `seed`; t < 0 for every other draw.
+  Distribution to = Distribution::Normal;
+  double t = -1;
+  bool typed = false;          // the runs were typed (RunOptions::typed: §8.2 precision)
   double a = 0, b = 0;         // candidate, original
 };
+
+/// "seed 4, S" for a draw, "seed 4, N->S at t=0.2031326" for a boundary draw (ErrLocation::t >= 0). The verdict's
+/// message adds ", typed" for a typed run of an untyped check (the cheap checks' and boundary draws' typed runs).
+std::string draw_label(const ErrLocation& at);
 
 struct EquivResult {
   bool equivalent = false;
@@ -79,6 +113,7 @@ struct EquivResult {
   ErrLocation max_abs_at, max_rel_at, first_mismatch;
   bool has_mismatch = false;
   std::uint32_t extra_seeds = 0;  // seeds drawn beyond EquivOptions::seeds (adaptive draws)
+  std::uint32_t boundary_pairs = 0;  // pairs of boundary draws taken (EquivOptions::boundary_pairs_if_cheap)
   /// JSON object with all of the above (for records and the CLI).
   std::string to_json() const;
 };

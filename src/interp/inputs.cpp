@@ -294,6 +294,34 @@ TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dis
   return generate(task, shapes, seed, dist, literals);
 }
 
+TensorMap interpolate_inputs(const TensorMap& from, const TensorMap& to, double t, std::uint64_t salt) {
+  TensorMap out;
+  SplitMix64 g{salt};
+  for (const auto& [name, x0] : from) {
+    auto it = to.find(name);
+    if (it == to.end()) throw std::invalid_argument("interpolate_inputs: " + name + " is missing from the second draw");
+    const Tensor& x1 = it->second;
+    if (x1.dtype != x0.dtype || x1.data.size() != x0.data.size())
+      throw std::invalid_argument("interpolate_inputs: " + name + " differs in dtype or size between the two draws");
+    Tensor x = x0;
+    for (std::size_t e = 0; e < x.data.size(); ++e) {
+      const double a = x0.data[e], b = x1.data[e];
+      const double u = g.u01();  // drawn for every element, so the switch points do not depend on t
+      double v;
+      if (x.dtype == ir::DType::Bool || !std::isfinite(a) || !std::isfinite(b)) {
+        v = t < u ? a : b;
+      } else {
+        v = (1.0 - t) * a + t * b;  // exactly a at t = 0 and b at t = 1
+        if (!ir::is_float(x.dtype)) v = std::round(v);
+        v = to_dtype(v, x.dtype);  // rounding is monotonic: between a and b, so a declared range still holds
+      }
+      x.data[e] = v == 0.0 ? 0.0 : v;  // +0 only, as in every distribution
+    }
+    out.emplace(name, std::move(x));
+  }
+  return out;
+}
+
 void check_fixed_inputs(const ir::Task& task, const TensorMap& fixed) {
   for (const auto& [name, t] : fixed) {
     auto it = std::find_if(task.known.begin(), task.known.end(), [&](const ir::KnownBuffer& k) { return k.name == name; });

@@ -136,6 +136,16 @@ TensorMap make_inputs(const ir::Task& task, std::uint64_t seed, Distribution dis
 TensorMap make_inputs(const Interpreter& interp, std::uint64_t seed, Distribution dist,
                       const std::vector<double>& literals = {});
 
+/// The draw at `t` in [0, 1] on the segment from draw `from` (t = 0) to draw `to` (t = 1), two input maps of one
+/// task with the same buffers (make_inputs with two seeds or distributions): a float or integer element is
+/// (1 - t) x0 + t x1, integers rounded to the nearest (a gather index stays in range), then converted to its dtype
+/// as make_inputs does; a bool element (or one whose two values are not both finite) switches from x0 to x1 at a
+/// point of its own in [0, 1), drawn by SplitMix64 from `salt`, so that a bisection over t also singles out one
+/// element. Every value lies between the two ends, so a declared range (STRATEGIES.md §4) still holds. Used by the
+/// boundary draws of check_equivalence (EquivOptions::boundary_pairs_if_cheap). Throws std::invalid_argument when a
+/// buffer of `from` is missing from `to` or differs in dtype or size.
+TensorMap interpolate_inputs(const TensorMap& from, const TensorMap& to, double t, std::uint64_t salt);
+
 /// Known buffers whose values are given rather than drawn: a model's weights (the `param` and `constant` buffers
 /// of an imported task, stored in its params sidecar, frontend/params_sidecar.hpp). Checks that every entry of
 /// `fixed` names a non-output known buffer of `task` with the same dtype and shape and holds numel values; throws

@@ -274,6 +274,105 @@ TEST(Equivalence, SkewedDrawsUnmaskAnOrOverManyComparisons) {
   EXPECT_TRUE(check_equivalence(t, t, cli).equivalent);
 }
 
+// interpolate_inputs (boundary draws): the ends are the two draws exactly, floats and integers lie on the segment
+// (integers rounded, a gather index stays in range), and each bool switches once at a point of its own.
+TEST(MakeInputs, InterpolateInputsBetweenTwoDraws) {
+  const std::vector<ir::KnownBuffer> k{in("A", {3}), in("I", {2}, DType::I32), in("G", {2}, DType::I64),
+                                       in("B", {64}, DType::Bool), out("D", {3})};
+  auto t = make_task("L^{3}_{a=0}[D^{f32,g}_{a}=A^{f32,g}_{G^{i64,g}_{a%2}}*I^{i32,g}_{a%2}+B^{bool,g}_{a};];", k);
+  TensorMap x0, x1;
+  x0["A"] = Tensor{DType::F32, {3}, {1.0, -2.0, 0.5}};
+  x1["A"] = Tensor{DType::F32, {3}, {3.0, 2.0, 0.5}};
+  x0["I"] = Tensor{DType::I32, {2}, {-4, 4}};
+  x1["I"] = Tensor{DType::I32, {2}, {4, 1}};
+  x0["G"] = Tensor{DType::I64, {2}, {0, 2}};
+  x1["G"] = Tensor{DType::I64, {2}, {2, 0}};
+  x0["B"] = Tensor{DType::Bool, {64}, std::vector<double>(64, 0.0)};
+  x1["B"] = Tensor{DType::Bool, {64}, std::vector<double>(64, 1.0)};
+  const TensorMap a = interpolate_inputs(x0, x1, 0.0, 7), b = interpolate_inputs(x0, x1, 1.0, 7);
+  for (const char* name : {"A", "I", "G", "B"}) {
+    EXPECT_EQ(a.at(name).data, x0.at(name).data) << name;
+    EXPECT_EQ(b.at(name).data, x1.at(name).data) << name;
+  }
+  const TensorMap q = interpolate_inputs(x0, x1, 0.25, 7);
+  expect_data(q.at("A"), {1.5, -1.0, 0.5});
+  expect_data(q.at("I"), {-2, 3});  // -4 + 0.25 * 8 = -2; 4 - 0.75 = 3.25 -> 3
+  expect_data(q.at("G"), {1, 2});   // 0.5 -> 1 (half away from zero), 1.5 -> 2: in [0, 3)
+  // Each bool switches from false to true exactly once as t grows, at a point of its own.
+  std::vector<double> switched(64, -1.0);
+  for (int step = 1; step <= 256; ++step) {
+    const double u = step / 256.0;
+    const TensorMap at_u = interpolate_inputs(x0, x1, u, 7);
+    const auto& v = at_u.at("B").data;
+    for (std::size_t e = 0; e < 64; ++e) {
+      if (v[e] == 1.0 && switched[e] < 0) switched[e] = u;
+      if (switched[e] >= 0) {
+        EXPECT_EQ(v[e], 1.0) << "bool " << e << " switched back at t=" << u;
+      }
+    }
+  }
+  std::sort(switched.begin(), switched.end());
+  EXPECT_GT(switched.front(), 0.0);
+  EXPECT_LT(std::unique(switched.begin(), switched.end()) - switched.begin(), 64);  // 256 steps: some share one
+  EXPECT_GT(std::unique(switched.begin(), switched.end()) - switched.begin(), 32);
+  // Another salt, other switch points.
+  EXPECT_NE(interpolate_inputs(x0, x1, 0.5, 7).at("B").data, interpolate_inputs(x0, x1, 0.5, 8).at("B").data);
+  TensorMap extra = x0;
+  extra["Q"] = x0.at("A");
+  EXPECT_THROW(interpolate_inputs(extra, x1, 0.5, 1), std::invalid_argument);  // Q missing from the second
+  extra = x1;
+  extra["A"].data.pop_back();
+  EXPECT_THROW(interpolate_inputs(x0, extra, 0.5, 1), std::invalid_argument);  // A differs in size
+}
+
+// `exp(0-|A|)>0` against `exp(1-|A|)>0` (the fuzzer's mutant of seed 50581, issue #16): the two differ only where
+// exp underflows to 0 for one and not the other, |A| in (745.1, 746.1) in f64, a band no draw of the CLI's checker
+// meets. The boundary draws bisect the point where an output flips along a segment between two draws (one with a
+// wide magnitude) and compare both programs on either side of it.
+TEST(Equivalence, BoundaryDrawsLocateAnUnderflowPoint) {
+  const std::vector<ir::KnownBuffer> k{in("A", {6}), out("D", {6}, DType::Bool)};
+  auto t = make_task("B^{6}_{tx=0}[E^{f32,s}=exp(0.0-abs(A^{f32,g}_{tx}));D^{bool,g}_{tx}=E^{f32,s}>0.0;];", k);
+  auto m = make_task("B^{6}_{tx=0}[E^{f32,s}=exp(1.0-abs(A^{f32,g}_{tx}));D^{bool,g}_{tx}=E^{f32,s}>0.0;];", k);
+  EquivOptions cli;
+  cli.extra_seeds_if_insensitive = kAdaptiveExtraSeeds;
+  cli.extra_seeds_if_cheap = kCheapExtraSeeds;
+  const EquivResult without = check_equivalence(t, m, cli);
+  EXPECT_TRUE(without.equivalent) << without.message;
+  EXPECT_EQ(without.boundary_pairs, 0u);
+  cli.boundary_pairs_if_cheap = kCheapBoundaryPairs;
+  const EquivResult r = check_equivalence(t, m, cli);
+  ASSERT_FALSE(r.equivalent);
+  EXPECT_EQ(r.code, "E504") << r.message;
+  ASSERT_TRUE(r.has_mismatch);
+  const ErrLocation& at = r.first_mismatch;
+  EXPECT_GT(at.t, 0.0);
+  EXPECT_LT(at.t, 1.0);
+  EXPECT_NE(at.t, 0.5);  // not the middle draw: a point the bisection found
+  EXPECT_NE(at.dist, at.to);
+  EXPECT_NE(r.message.find(draw_label(at)), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("->"), std::string::npos) << r.message;
+  // The mismatching draw itself: rebuild it from the location and see the two programs differ there.
+  const std::vector<double> lits = comparison_literals(t.program, m.program);
+  const TensorMap x = interpolate_inputs(make_inputs(t, at.seed, at.dist, lits), make_inputs(t, at.seed, at.to, lits),
+                                         at.t, at.seed);
+  RunOptions ro;
+  ro.typed = at.typed;
+  const double a = Interpreter(m).run(x, ro).at("D").data[static_cast<std::size_t>(at.index)];
+  const double b = Interpreter(t).run(x, ro).at("D").data[static_cast<std::size_t>(at.index)];
+  EXPECT_EQ(a, at.a);
+  EXPECT_EQ(b, at.b);
+  EXPECT_NE(a, b);
+  EXPECT_NEAR(std::fabs(x.at("A").data[static_cast<std::size_t>(at.index)]), ro.typed ? 104.0 : 745.6, 1.0);
+  // Equivalent programs stay equivalent; the message counts the pairs.
+  const EquivResult self = check_equivalence(t, t, cli);
+  EXPECT_TRUE(self.equivalent);
+  EXPECT_EQ(self.boundary_pairs, kCheapBoundaryPairs);
+  EXPECT_NE(self.message.find(std::to_string(kCheapBoundaryPairs) + " boundary pair(s), untyped and typed"),
+            std::string::npos)
+      << self.message;
+  EXPECT_EQ(nlohmann::json::parse(self.to_json()).at("boundary_pairs"), kCheapBoundaryPairs);
+}
+
 // A mutant that differs only past a threshold N(0,1) never reaches (`A>5` -> `A>6` in a bool output): N and U
 // miss it, K (half of its literal draws on 5 and 6, the constants where the programs differ) catches it (issue
 // #16's mutation check).
