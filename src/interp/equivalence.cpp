@@ -2,12 +2,12 @@
 #include "interp/equivalence.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <iterator>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -94,6 +94,53 @@ std::string fmt_num(double v) {
 
 /// Bitwise the same value, or both NaN.
 bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0; }
+
+/// An output element that changes along a boundary segment (EquivOptions::boundary_pairs_if_cheap).
+struct ChangingElement {
+  std::string output;
+  std::size_t index = 0;
+};
+
+/// Output elements of `task` whose value differs between the segment's ends `o0`, `o1` and is piecewise constant
+/// along it: the value at the middle `om` repeats one end.
+std::vector<ChangingElement> changing_elements(const ir::Task& task, const TensorMap& o0, const TensorMap& o1,
+                                               const TensorMap& om) {
+  std::vector<ChangingElement> v;
+  for (const auto& k : task.known) {
+    if (k.role != ir::Role::Output) continue;
+    const auto &v0 = o0.at(k.name).data, &v1 = o1.at(k.name).data, &vm = om.at(k.name).data;
+    for (std::size_t e = 0; e < v0.size(); ++e)
+      if (!same_value(v0[e], v1[e]) && (same_value(vm[e], v0[e]) || same_value(vm[e], v1[e])))
+        v.push_back({k.name, e});
+  }
+  return v;
+}
+
+/// Bisects the segment's parameter t for the edge of the constant piece of element `c` of `prog`'s outputs that
+/// contains the end the middle repeats, down to kBoundaryWidth. `point(t)` is the draw at t; `o0`, `om` the
+/// outputs at t = 0 and 1/2; `steps` counts the statement executions and `within()` says whether more may be
+/// spent. Returns [lo, hi] around the edge, or nothing when the budget ran out or `prog` failed to run at a point
+/// (the compared draws report such failures).
+template <class Point, class Within>
+std::optional<std::pair<double, double>> bisect_edge(const Interpreter& prog, const RunOptions& ro, const Point& point,
+                                                     const ChangingElement& c, const TensorMap& o0, const TensorMap& om,
+                                                     std::uint64_t& steps, const Within& within) {
+  const bool from_start = same_value(om.at(c.output).data[c.index], o0.at(c.output).data[c.index]);
+  const double piece = om.at(c.output).data[c.index];
+  double lo = from_start ? 0.5 : 0.0, hi = from_start ? 1.0 : 0.5;  // the piece holds at lo (from_start) or at hi
+  try {
+    while (hi - lo > kBoundaryWidth && within()) {
+      const double mid = 0.5 * (lo + hi);
+      const TensorMap out = prog.run(point(mid), ro);
+      steps += prog.last_steps();
+      (same_value(out.at(c.output).data[c.index], piece) == from_start ? lo : hi) = mid;
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (hi - lo > kBoundaryWidth) return std::nullopt;
+  return std::pair{lo, hi};
+}
 
 }  // namespace
 
@@ -373,11 +420,10 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
         apply_fixed_inputs(x1, *opt.fixed);
       }
       auto point = [&](double t) { return t == 0.0 ? x0 : interpolate_inputs(x0, x1, t, seed); };
-      std::array<TensorMap, 3> ob, oa;  // at t = 0, 1, 1/2: original, candidate
-      const double ends[] = {0.0, 1.0, 0.5};
       bool skip = false;  // an original that cannot run in §8.2 precision on a typed pair: no verdict from it
-      auto compared = [&](const TensorMap& in, TensorMap& b, TensorMap& a) {
-        if (run_on(in, at, b, a)) return true;
+      auto compared = [&](double t, TensorMap& b, TensorMap& a) {
+        at.t = t;
+        if (run_on(t == 1.0 ? x1 : point(t), at, b, a)) return true;
         if (ro.typed && !opt.typed && early->code == "E502") {
           early.reset();
           skip = true;
@@ -385,47 +431,27 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
         }
         return false;
       };
-      for (int k = 0; k < 3 && !skip; ++k) {
-        at.t = ends[k];
-        if (!compared(k == 1 ? x1 : point(ends[k]), ob[k], oa[k])) return *early;
-      }
+      TensorMap ob0, oa0, ob1, oa1, obm, oam;  // original (b) and candidate (a) at t = 0, 1, 1/2
+      if (!compared(0.0, ob0, oa0) || (!skip && !compared(1.0, ob1, oa1)) || (!skip && !compared(0.5, obm, oam)))
+        return *early;
       if (skip) continue;
       ++r.boundary_pairs;
       for (int side = 0; side < 2 && !r.has_mismatch && degenerate.empty() && !skip; ++side) {
         const Interpreter& prog = side == 0 ? *A : *B;
-        const std::array<TensorMap, 3>& o = side == 0 ? ob : oa;
-        std::vector<std::pair<std::string, std::size_t>> sites;  // elements that change along the segment
-        for (const auto& k : original.known) {
-          if (k.role != ir::Role::Output) continue;
-          const auto &v0 = o[0].at(k.name).data, &v1 = o[1].at(k.name).data, &vm = o[2].at(k.name).data;
-          for (std::size_t e = 0; e < v0.size(); ++e)
-            if (!same_value(v0[e], v1[e]) && (same_value(vm[e], v0[e]) || same_value(vm[e], v1[e])))
-              sites.emplace_back(k.name, e);
-        }
+        const TensorMap &o0 = side == 0 ? ob0 : oa0, &om = side == 0 ? obm : oam;
+        const std::vector<ChangingElement> sites = changing_elements(original, o0, side == 0 ? ob1 : oa1, om);
         const std::size_t take = std::min<std::size_t>(sites.size(), kBoundarySitesPerPair);
         for (std::size_t j = 0; j < take && !r.has_mismatch && degenerate.empty() && !skip; ++j) {
-          const auto& [name, e] = sites[(i + j * (sites.size() / take)) % sites.size()];
-          // The end whose value the middle repeats is on a constant piece: bisect for the edge of that piece (the
-          // other end may vary continuously, as a float output beside a clamp does).
-          const bool from_start = same_value(o[2].at(name).data[e], o[0].at(name).data[e]);
-          const double piece = o[from_start ? 0 : 1].at(name).data[e];
-          double lo = from_start ? 0.5 : 0.0, hi = from_start ? 1.0 : 0.5;  // piece holds at lo (from_start) or hi
-          try {
-            while (hi - lo > kBoundaryWidth && within()) {
-              const double mid = 0.5 * (lo + hi);
-              const TensorMap out = prog.run(point(mid), ro);
-              done_before += prog.last_steps();
-              (same_value(out.at(name).data[e], piece) == from_start ? lo : hi) = mid;
-            }
-          } catch (const std::exception&) {
-            continue;  // a point where this program fails to run: no change located; the compared draws report it
+          const ChangingElement& c = sites[(i + j * (sites.size() / take)) % sites.size()];
+          const auto edge = bisect_edge(prog, ro, point, c, o0, om, done_before, within);
+          if (!edge) {
+            if (!within()) break;  // out of budget
+            continue;              // a point where this program fails to run
           }
-          if (hi - lo > kBoundaryWidth) break;  // out of budget
-          const double w = hi - lo;
-          for (const double t : {std::max(0.0, lo - w), std::min(1.0, hi + w)}) {
-            at.t = t;
+          const auto [lo, hi] = *edge;
+          for (const double t : {std::max(0.0, lo - (hi - lo)), std::min(1.0, hi + (hi - lo))}) {
             TensorMap pb, pa;
-            if (!skip && !compared(point(t), pb, pa)) return *early;
+            if (!skip && !compared(t, pb, pa)) return *early;
           }
         }
       }
