@@ -104,6 +104,7 @@ int run_apply(const ApplyOpts& o) {
         eo.extra_seeds_if_insensitive = interp::kAdaptiveExtraSeeds;
         eo.extra_seeds_if_cheap = interp::kCheapExtraSeeds;
         eo.boundary_pairs_if_cheap = interp::kCheapBoundaryPairs;
+        eo.guided_inputs_if_cheap = interp::kCheapGuidedInputs;
         auto r = interp::check_equivalence(t, a.task, eo);
         rec["equivalence"] = nlohmann::json::parse(r.to_json());
         if (!r.equivalent) ++failures;

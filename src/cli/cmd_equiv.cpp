@@ -23,6 +23,7 @@ struct EquivArgs {
   std::uint32_t extra_seeds = interp::kAdaptiveExtraSeeds;
   std::uint32_t cheap_seeds = interp::kCheapExtraSeeds;
   std::uint32_t boundary_pairs = interp::kCheapBoundaryPairs;
+  std::uint32_t guided_draws = interp::kCheapGuidedInputs;
   std::string dists = "NUWK";
   bool typed = false, exact = false, json = false;
   double rtol_scale = 1.0;
@@ -61,6 +62,7 @@ int equiv_cmd(const EquivArgs& x) {
   opt.extra_seeds_if_insensitive = x.extra_seeds;
   opt.extra_seeds_if_cheap = x.cheap_seeds;
   opt.boundary_pairs_if_cheap = x.boundary_pairs;
+  opt.guided_inputs_if_cheap = x.guided_draws;
   try {
     opt.dists = interp::parse_distributions(x.dists);
   } catch (const std::invalid_argument& e) {
@@ -106,6 +108,11 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
                   "boundary draws: up to N pairs of further draws (alternately untyped and typed); where an output "
                   "element flips between the two, the flip point is bisected and both programs are compared on "
                   "either side of it, within 2^20 statement executions; 0: off")
+      ->capture_default_str();
+  sub->add_option("--guided-draws", args->guided_draws,
+                  "guided draws: up to N mutated draws (alternately untyped and typed), run with coverage probes on "
+                  "both programs and kept when they reach a value class or hit count no earlier draw reached, as a "
+                  "greybox fuzzer does, within 2^20 statement executions; 0: off")
       ->capture_default_str();
   sub->add_option("--dists", args->dists,
                   "input distributions of LEIR.md §11, letters N (normal), U (uniform on [0.5,1.5]), W (wide: "

@@ -87,9 +87,11 @@ int fuzz_cmd(FuzzArgs& a) {
                   {"extra_seeds", a.opt.checker_extra_seeds}, {"cheap_seeds", a.opt.checker_cheap_seeds},
                   {"skewed_further_draws", a.opt.checker_skewed},
                   {"boundary_pairs", a.opt.checker_boundary_pairs},
+                  {"guided_draws", a.opt.checker_guided_inputs},
                   {"second_method",
                    "seeds 1000.." + std::to_string(999 + a.opt.judge_seeds) + " x NUWKS, untyped and typed, " +
-                       std::to_string(fuzz::kJudgeBoundaryPairs) + " boundary pairs each"}};
+                       std::to_string(fuzz::kJudgeBoundaryPairs) + " boundary pairs and " +
+                       std::to_string(fuzz::kJudgeGuidedInputs) + " guided draws each"}};
   nlohmann::json fl = nlohmann::json::array();
   for (const auto& f : r.failures)
     fl.push_back({{"check", f.check}, {"strategy", f.strategy}, {"seed", f.seed}, {"detail", f.detail}, {"file", f.file}});
@@ -155,6 +157,10 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
   sub->add_option("--checker-boundary-pairs", a->opt.checker_boundary_pairs,
                   "mutation check: the checker's boundary draws, pairs of further draws whose outputs' change points "
                   "are bisected and compared on both sides, within 2^20 statement executions (0: off)")
+      ->capture_default_str();
+  sub->add_option("--checker-guided-draws", a->opt.checker_guided_inputs,
+                  "mutation check: the checker's guided draws, mutated draws kept when they reach new coverage of "
+                  "either program, within 2^20 statement executions (0: off)")
       ->capture_default_str();
   sub->add_flag("--checker-no-skewed", a->no_skewed,
                 "mutation check: the checker's adaptive and cheap-check draws use only --checker-dists, without "

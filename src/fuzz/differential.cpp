@@ -270,6 +270,7 @@ interp::EquivOptions mutation_checker(const DiffOptions& opt) {
   checker.extra_seeds_if_cheap = opt.checker_cheap_seeds;
   checker.skewed_further_draws = opt.checker_skewed;
   checker.boundary_pairs_if_cheap = opt.checker_boundary_pairs;
+  checker.guided_inputs_if_cheap = opt.checker_guided_inputs;
   return checker;
 }
 
@@ -281,6 +282,8 @@ bool confirmed_equivalent(const ir::Task& t, const ir::Task& m, std::uint64_t se
   for (std::uint64_t s = 0; s < seeds; ++s) strong.seeds.push_back(1000 + s);
   strong.dists.push_back(interp::Distribution::Skewed);
   strong.boundary_pairs_if_cheap = kJudgeBoundaryPairs;
+  strong.guided_inputs_if_cheap = kJudgeGuidedInputs;
+  strong.guided_budget = kJudgeGuidedBudget;
   if (!interp::check_equivalence(t, m, strong).equivalent) return false;
   strong.typed = true;
   return interp::check_equivalence(t, m, strong).equivalent;

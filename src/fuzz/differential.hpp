@@ -32,6 +32,10 @@ namespace steptp::fuzz {
 inline constexpr std::uint64_t kJudgeSeeds = 256;
 /// Boundary pairs of the second method, in each of its two checks (four times the checker's kCheapBoundaryPairs).
 inline constexpr std::uint32_t kJudgeBoundaryPairs = 128;
+/// Guided draws of the second method, in each of its two checks (untyped, typed), and their statement budget: twice
+/// the checker's kCheapGuidedInputs and kCheapCheckBudget each, so four times in all.
+inline constexpr std::uint32_t kJudgeGuidedInputs = 2048;
+inline constexpr std::uint64_t kJudgeGuidedBudget = 2 * interp::kCheapCheckBudget;
 
 struct DiffOptions {
   GenOptions gen;
@@ -45,12 +49,14 @@ struct DiffOptions {
   /// distribution S) and boundary draws as `steptp equiv`. The second method that recognises truly equivalent
   /// mutants: judge_seeds other seeds x N, U, W, K and S, untyped and typed (256 by default: three and a half times
   /// the most the checker draws, 3 + 8 adaptive + 61 cheap-check seeds = 72), each with kJudgeBoundaryPairs
-  /// boundary pairs (the checker: checker_boundary_pairs).
+  /// boundary pairs and kJudgeGuidedInputs guided draws (the checker: checker_boundary_pairs,
+  /// checker_guided_inputs).
   int checker_seeds = 3;
   std::uint32_t checker_extra_seeds = interp::kAdaptiveExtraSeeds;  // EquivOptions::extra_seeds_if_insensitive
   std::uint32_t checker_cheap_seeds = interp::kCheapExtraSeeds;     // EquivOptions::extra_seeds_if_cheap
   bool checker_skewed = true;                                       // EquivOptions::skewed_further_draws
   std::uint32_t checker_boundary_pairs = interp::kCheapBoundaryPairs;  // EquivOptions::boundary_pairs_if_cheap
+  std::uint32_t checker_guided_inputs = interp::kCheapGuidedInputs;    // EquivOptions::guided_inputs_if_cheap
   std::vector<interp::Distribution> checker_dists{interp::Distribution::Normal, interp::Distribution::Uniform,
                                                   interp::Distribution::Wide, interp::Distribution::Literal};
   std::uint64_t judge_seeds = kJudgeSeeds;  // seeds of the second method (confirmed_equivalent)
@@ -65,7 +71,8 @@ interp::EquivOptions mutation_checker(const DiffOptions& opt);
 
 /// The mutation check's second method: is a mutant the checker accepted really equivalent to `t`? kJudgeSeeds
 /// seeds (1000, 1001, ...; disjoint from the checker's) x N, U, W, K, S, untyped and then typed (§8.2 precision),
-/// each followed by kJudgeBoundaryPairs boundary pairs (interp::EquivOptions::boundary_pairs_if_cheap, within its
+/// each followed by kJudgeBoundaryPairs boundary pairs and kJudgeGuidedInputs guided draws within kJudgeGuidedBudget
+/// (interp::EquivOptions::boundary_pairs_if_cheap and guided_inputs_if_cheap; the boundary pairs within their
 /// statement budget). Strong evidence, not proof. Never throws for programs that validate.
 bool confirmed_equivalent(const ir::Task& t, const ir::Task& m, std::uint64_t seeds = kJudgeSeeds);
 

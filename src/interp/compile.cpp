@@ -1,6 +1,7 @@
 // Compiles an annotated LEIR task into the interpreter's closure tree (LEIR.md §8). All name lookups, type
 // decisions, constant folding and subscript strength reduction happen here, once; run() does no string work.
 #include "interp/compile.hpp"
+#include "interp/probe_nodes.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -139,8 +140,8 @@ std::unique_ptr<StmtNode> make_stmt_aff(int n) {
 
 class Compiler {
  public:
-  Compiler(const ir::Task& t, const ir::Analysis& a, bool typed, bool checked)
-      : task_(t), typed_(typed), checked_(checked) {
+  Compiler(const ir::Task& t, const ir::Analysis& a, bool typed, bool checked, bool probes)
+      : task_(t), typed_(typed), checked_(checked), probes_(probes) {
     out_ = std::make_unique<Compiled>();
     for (const auto& b : a.buffers) {
       BufDesc d;
@@ -169,18 +170,20 @@ class Compiler {
       out_->nests.push_back(nest(n));
     }
     out_->nslots = nslots_;
+    out_->probe_counters = probe_counters_;
     return std::move(out_);
   }
 
  private:
   const ir::Task& task_;
-  bool typed_, checked_;
+  bool typed_, checked_, probes_;
   std::unique_ptr<Compiled> out_;
   std::map<std::string, int> buf_index_;
   std::vector<std::pair<std::string, int>> scope_;  // visible loop variables (name, slot), outermost first
   std::vector<int> b_axes_;                          // axes of enclosing B loops
   int top_first_axis_ = -1;
   int nslots_ = 0;
+  std::uint32_t probe_counters_ = 0;
   DType stmt_float_ = DType::F64;  // F of the current statement (for untyped literals)
 
   Prec prec(DType t) const {
@@ -278,7 +281,28 @@ class Compiler {
         e.kind != ExprKind::Ref) {
       if (auto c = fold(e)) return std::move(*c);
     }
+    // A comparison probes itself (cmp2, compare): its outcome and operands.
+    if (probes_ && e.kind != ExprKind::Compare) return probe(compile_nofold(e, guarded));
     return compile_nofold(e, guarded);
+  }
+
+  /// The next probe's first counter (probed variant).
+  std::uint32_t next_probe() {
+    const std::uint32_t id = probe_counters_;
+    probe_counters_ += kProbeClasses;
+    return id;
+  }
+  /// Wraps a data-dependent node in a coverage probe; constants, loop variables and affine forms stay as they are.
+  CE probe(CE c) {
+    if (c.f) {
+      if (dynamic_cast<const ConstF*>(c.f.get())) return c;
+      c.f = std::make_unique<ProbeF>(std::move(c.f), next_probe());
+    } else {
+      const INode* n = c.i.get();
+      if (dynamic_cast<const ConstI*>(n) || dynamic_cast<const VarI*>(n) || dynamic_cast<const AffI*>(n)) return c;
+      c.i = std::make_unique<ProbeI>(std::move(c.i), next_probe());
+    }
+    return c;
   }
 
   CE compile_nofold(const Expr& e, bool guarded) {
@@ -374,6 +398,12 @@ class Compiler {
     }
     if (e.fn == Func::Max || e.fn == Func::Min) {
       CE a = compile(e.args[0], guarded), b = compile(e.args[1], guarded);
+      if (ir::is_float(t) && probes_) {
+        FPtr x = as_f(std::move(a), t), y = as_f(std::move(b), t);
+        if (e.fn == Func::Max)
+          return fnode(std::make_unique<ProbeOrderF<fop::Max>>(std::move(x), std::move(y), prec(t), next_probe()), t);
+        return fnode(std::make_unique<ProbeOrderF<fop::Min>>(std::move(x), std::move(y), prec(t), next_probe()), t);
+      }
       if (ir::is_float(t))
         return e.fn == Func::Max ? fbin<fop::Max>(std::move(a), std::move(b), t)
                                  : fbin<fop::Min>(std::move(a), std::move(b), t);
@@ -397,6 +427,9 @@ class Compiler {
 
   template <ir::CmpOp Op>
   IPtr cmp2(CE a, CE b, DType p) {
+    if (probes_ && ir::is_float(p))
+      return std::make_unique<ProbeCmpF<Op>>(as_f(std::move(a), p), as_f(std::move(b), p), next_probe());
+    if (probes_) return std::make_unique<ProbeCmpI<Op>>(as_i(std::move(a), p), as_i(std::move(b), p), next_probe());
     if (ir::is_float(p)) return std::make_unique<CmpF<Op>>(as_f(std::move(a), p), as_f(std::move(b), p));
     return std::make_unique<CmpI<Op>>(as_i(std::move(a), p), as_i(std::move(b), p));
   }
@@ -428,6 +461,7 @@ class Compiler {
       chain->pairs.push_back(pr);
     }
     for (auto& o : ops) chain->ops.push_back(CmpOperand{std::move(o.f), std::move(o.i), o.ty});
+    if (probes_) return inode(std::make_unique<ProbeI>(std::move(chain), next_probe()), DType::Bool);
     return inode(std::move(chain), DType::Bool);
   }
 
@@ -702,8 +736,9 @@ int hardware_axis(const std::string& v) {
   return (v[0] == 'b' ? 3 : 0) + ax;
 }
 
-std::unique_ptr<Compiled> compile_program(const ir::Task& t, const ir::Analysis& a, bool typed, bool checked) {
-  return Compiler(t, a, typed, checked).run();
+std::unique_ptr<Compiled> compile_program(const ir::Task& t, const ir::Analysis& a, bool typed, bool checked,
+                                          bool probes) {
+  return Compiler(t, a, typed, checked, probes).run();
 }
 
 }  // namespace steptp::interp::detail

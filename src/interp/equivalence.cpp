@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "interp/compare.hpp"
+#include "interp/guided.hpp"
 #include "ir/diag.hpp"
 
 namespace steptp::interp {
@@ -116,6 +117,26 @@ std::vector<ChangingElement> changing_elements(const ir::Task& task, const Tenso
   return v;
 }
 
+/// A difference between the original's outputs `b` and the candidate's `a` of `task` (a guided draw): NaN against a
+/// number (NaN), or an element outside its per-dtype tolerance that also differs by more than 2^-4 of the larger
+/// magnitude, or an infinity against another value (Yes).
+enum class Gross { No, Yes, NaN };
+Gross gross_mismatch(const ir::Task& task, const TensorMap& b, const TensorMap& a) {
+  Gross g = Gross::No;
+  for (const auto& k : task.known) {
+    if (k.role != ir::Role::Output) continue;
+    const auto &vb = b.at(k.name).data, &va = a.at(k.name).data;
+    for (std::size_t e = 0; e < vb.size(); ++e) {
+      const double x = va[e], y = vb[e];
+      if (std::isnan(x) != std::isnan(y)) return Gross::NaN;
+      if (std::isnan(x) || elements_match(x, y, k.dtype)) continue;
+      if (std::isinf(x) || std::isinf(y) || std::fabs(x - y) > 0x1.0p-4 * std::max(std::fabs(x), std::fabs(y)))
+        g = Gross::Yes;
+    }
+  }
+  return g;
+}
+
 /// Bisects the segment's parameter t for the edge of the constant piece of element `c` of `prog`'s outputs that
 /// contains the end the middle repeats, down to kBoundaryWidth. `point(t)` is the draw at t; `o0`, `om` the
 /// outputs at t = 0 and 1/2; `steps` counts the statement executions and `within()` says whether more may be
@@ -145,6 +166,7 @@ std::optional<std::pair<double, double>> bisect_edge(const Interpreter& prog, co
 }  // namespace
 
 std::string draw_label(const ErrLocation& at) {
+  if (at.guided >= 0) return "guided draw " + std::to_string(at.guided) + " of seed " + std::to_string(at.seed);
   std::string s = "seed " + std::to_string(at.seed) + ", " + distribution_name(at.dist);
   if (at.t >= 0) s += std::string("->") + distribution_name(at.to) + " at t=" + fmt_num(at.t);
   return s;
@@ -158,6 +180,10 @@ std::string EquivResult::to_json() const {
       j["to"] = distribution_name(l.to);
       j["t"] = l.t;
     }
+    if (l.guided >= 0) {
+      j.erase("dist");
+      j["guided"] = l.guided;
+    }
     if (l.typed) j["typed"] = true;
     return j;
   };
@@ -170,7 +196,9 @@ std::string EquivResult::to_json() const {
                    {"max_rel_at", loc(max_rel_at)},
                    {"first_mismatch", has_mismatch ? loc(first_mismatch) : nlohmann::json(nullptr)},
                    {"extra_seeds", extra_seeds},
-                   {"boundary_pairs", boundary_pairs}};
+                   {"boundary_pairs", boundary_pairs},
+                   {"guided_inputs", guided_inputs},
+                   {"guided_kept", guided_kept}};
   return j.dump();
 }
 
@@ -460,6 +488,115 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
     if (r.boundary_pairs)
       added += std::string(added.empty() ? "" : "; ") + std::to_string(r.boundary_pairs) +
                " boundary pair(s), untyped and typed";
+  }
+  if (degenerate.empty() && !r.has_mismatch && opt.guided_inputs_if_cheap > 0 && !opt.seeds.empty()) {
+    // Guided draws (EquivOptions::guided_inputs_if_cheap; interp/guided.hpp), within opt.guided_budget executions.
+    const std::uint64_t spent_before = done_before;
+    const std::uint64_t per_draw = 3 * std::max<std::uint64_t>(1, done_before / (2 * draws));  // + an f64 run
+    const auto domains = input_domains(*A, opt.fixed.get());
+    const std::uint64_t seed = next + opt.boundary_pairs_if_cheap;
+    steptp_num::SplitMix64 g{(std::uint64_t{1} << 60) + seed};
+    struct Kept {
+      TensorMap in;
+      std::vector<std::pair<double, double>> operands;  // comparison operands of both programs' runs on it
+    };
+    std::vector<Kept> corpus;
+    CoverageMap seen_b, seen_a;
+    Coverage cov_b, cov_a;
+    // Both programs on `in`, probed; nullopt when the original cannot run on it (the candidate's failure is left
+    // to run_on to report).
+    auto probed = [&](const TensorMap& in, const RunOptions& o) -> std::optional<std::pair<TensorMap, TensorMap>> {
+      RunOptions p = o;
+      std::pair<TensorMap, TensorMap> out;
+      try {
+        p.coverage = &cov_b;
+        out.first = A->run(in, p);
+      } catch (const std::exception&) {
+        done_before += A->last_steps();
+        return std::nullopt;
+      }
+      done_before += A->last_steps();
+      try {
+        p.coverage = &cov_a;
+        out.second = B->run(in, p);
+      } catch (const std::exception&) {
+        done_before += B->last_steps();
+        out.second.clear();  // the candidate fails where the original runs
+      }
+      done_before += B->last_steps();
+      return out;
+    };
+    // Runs a draw probed and keeps it when it reached new coverage (returns 1); 0 when not or when the original
+    // cannot run on it (a mutation outside its defined behaviour: dropped), or when the draw showed a difference (r
+    // then holds the mismatch); -1 when the check failed otherwise (early set). The guided draws are adversarial:
+    // a coverage-guided search also finds the cancellations where a legitimate class-R rewrite rounds differently.
+    // So a draw is reported (by run_on, which judges it as every draw) only on a gross difference (gross_mismatch),
+    // and a typed draw's difference must also show in the untyped run unless it is NaN against a number.
+    auto guided = [&](TensorMap in, const ErrLocation& at, bool keep_anyway) -> int {
+      auto outs = probed(in, ro);
+      if (!outs) return 0;
+      const Gross g1 = outs->second.empty() ? Gross::Yes : gross_mismatch(original, outs->first, outs->second);
+      if (g1 != Gross::No) {
+        RunOptions plain = ro;
+        plain.typed = false;
+        bool report = !ro.typed || g1 == Gross::NaN;
+        if (!report) {
+          try {
+            const TensorMap ub = A->run(in, plain), ua = B->run(in, plain);
+            report = gross_mismatch(original, ub, ua) != Gross::No;
+          } catch (const std::exception&) {
+            report = false;
+          }
+        }
+        if (report) {
+          const bool typed = ro.typed;
+          if (g1 != Gross::NaN && !outs->second.empty()) ro.typed = false;  // reported where it was confirmed
+          TensorMap ob, oa;
+          const bool ran = run_on(in, at, ob, oa);
+          ro.typed = typed;
+          if (!ran) return -1;
+          if (r.has_mismatch) return 0;
+        }
+      }
+      if (seen_b.add(cov_b.counts) + seen_a.add(cov_a.counts) == 0 && !keep_anyway) return 0;
+      Kept k{std::move(in), std::move(cov_b.operands)};
+      k.operands.insert(k.operands.end(), cov_a.operands.begin(), cov_a.operands.end());
+      corpus.push_back(std::move(k));
+      return 1;
+    };
+    for (std::uint64_t s0 : opt.seeds) {
+      for (Distribution dist : further) {
+        if (r.has_mismatch || !degenerate.empty()) break;
+        TensorMap in = make_inputs(*A, s0, dist, literals);
+        if (opt.fixed) apply_fixed_inputs(in, *opt.fixed);
+        ErrLocation at;
+        at.seed = s0;
+        at.dist = dist;
+        if (guided(std::move(in), at, corpus.empty()) < 0) return *early;
+      }
+    }
+    for (std::uint32_t k = 0; k < opt.guided_inputs_if_cheap && !r.has_mismatch && degenerate.empty() &&
+                              !corpus.empty() && done_before - spent_before + per_draw <= opt.guided_budget;
+         ++k) {
+      // Half the mutations start from the draw kept last (a greybox fuzzer's energy for new entries: a
+      // conjunction is met one condition at a time, each step building on the last), half from any kept draw.
+      const Kept& parent =
+          g.u01() < 0.5 ? corpus.back() : corpus[static_cast<std::size_t>(g.next() % corpus.size())];
+      const Kept& donor = corpus[static_cast<std::size_t>(g.next() % corpus.size())];
+      TensorMap child = mutate_inputs(parent.in, donor.in, domains, literals, parent.operands, g);
+      ro.typed = opt.typed || k % 2 == 1;
+      ErrLocation at;
+      at.seed = seed;
+      at.guided = k;
+      const int got = guided(std::move(child), at, false);
+      ++r.guided_inputs;
+      if (got < 0) return *early;
+      r.guided_kept += got;
+    }
+    ro.typed = opt.typed;
+    if (r.guided_inputs)
+      added += std::string(added.empty() ? "" : "; ") + std::to_string(r.guided_inputs) + " guided draw(s), " +
+               std::to_string(r.guided_kept) + " kept";
   }
   if (!degenerate.empty()) return fail("E505", degenerate);
   if (r.has_mismatch) {

@@ -35,6 +35,9 @@ inline constexpr int kBoundarySitesPerPair = 2;
 /// (2^-53 untyped) can move the change in an equivalent program.
 inline constexpr double kBoundaryWidth = 0x1.0p-16;
 
+/// Mutated draws the CLI's checks add to a cheap check as guided draws (EquivOptions::guided_inputs_if_cheap).
+inline constexpr std::uint32_t kCheapGuidedInputs = 1024;
+
 struct EquivOptions {
   std::vector<std::uint64_t> seeds{0, 1, 2};
   std::vector<Distribution> dists{Distribution::Normal, Distribution::Uniform, Distribution::Wide,
@@ -78,6 +81,20 @@ struct EquivOptions {
   /// library default) turns it off; `steptp equiv`, `apply --verify` and the fuzzer's mutation check use
   /// kCheapBoundaryPairs (bench/RESULTS.md, "Boundary draws").
   std::uint32_t boundary_pairs_if_cheap = 0;
+  /// Guided draws (interp/guided.hpp): when every draw (boundary draws included) passes, up to this many mutated
+  /// draws are run on both programs with coverage probes (RunOptions::coverage), as a greybox fuzzer runs a
+  /// program: the corpus starts with the draws of `seeds` x (`dists` and S); each further draw is a mutation of a
+  /// kept one (mutate_inputs: literal magnitudes, zeros, copies between elements, sign and scale changes, whole
+  /// buffers made one-signed or constant, splices), compared like every draw, and kept when either program's
+  /// probes reach a value class or hit-count bucket no earlier draw reached. A difference that needs a conjunction
+  /// of rare per-element conditions is approached one condition at a time. Even draws run untyped, odd ones typed
+  /// (every draw when `typed`); a draw on which the original fails to run is dropped (mutations can leave the
+  /// draws' domain of defined behaviour: an integer division by zero, say). Within kCheapCheckBudget statement
+  /// executions (guided_budget). 0 (the library default) turns it off; `steptp equiv`, `apply --verify` and the
+  /// fuzzer's mutation check use kCheapGuidedInputs (bench/RESULTS.md, "Guided draws").
+  std::uint32_t guided_inputs_if_cheap = 0;
+  /// Statement executions the guided draws may spend.
+  std::uint64_t guided_budget = kCheapCheckBudget;
   bool exact = false;          // require bit-identical outputs (class E)
   double rtol_scale = 1.0;     // multiplies the per-dtype rtol/atol
   std::uint64_t max_steps = 0; // per run; 0 = unlimited
@@ -97,11 +114,15 @@ struct ErrLocation {
   /// draw (seed, dist) to the draw (seed, to), interpolate_inputs with salt `seed`; t < 0 for every other draw.
   Distribution to = Distribution::Normal;
   double t = -1;
+  /// Guided draws (EquivOptions::guided_inputs_if_cheap): the index of the mutated draw of the search started with
+  /// seed `seed`; -1 for every other draw.
+  std::int64_t guided = -1;
   bool typed = false;          // the runs were typed (RunOptions::typed: §8.2 precision)
   double a = 0, b = 0;         // candidate, original
 };
 
-/// "seed 4, S" for a draw, "seed 4, N->S at t=0.2031326" for a boundary draw (ErrLocation::t >= 0). The verdict's
+/// "seed 4, S" for a draw, "seed 4, N->S at t=0.2031326" for a boundary draw (ErrLocation::t >= 0), "guided draw 37
+/// of seed 67" for a guided draw (ErrLocation::guided >= 0). The verdict's
 /// message adds ", typed" for a typed run of an untyped check (the cheap checks' and boundary draws' typed runs).
 std::string draw_label(const ErrLocation& at);
 
@@ -114,6 +135,8 @@ struct EquivResult {
   bool has_mismatch = false;
   std::uint32_t extra_seeds = 0;  // seeds drawn beyond EquivOptions::seeds (adaptive draws)
   std::uint32_t boundary_pairs = 0;  // pairs of boundary draws taken (EquivOptions::boundary_pairs_if_cheap)
+  std::uint32_t guided_inputs = 0;   // guided draws run (EquivOptions::guided_inputs_if_cheap)
+  std::uint32_t guided_kept = 0;     // of them, kept in the corpus (new coverage)
   /// JSON object with all of the above (for records and the CLI).
   std::string to_json() const;
 };

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "interp/guided.hpp"
 #include "interp/interpreter.hpp"
 #include "interp/numeric.hpp"
 #include "interp/splitmix64.hpp"
@@ -320,6 +321,41 @@ TensorMap interpolate_inputs(const TensorMap& from, const TensorMap& to, double 
     out.emplace(name, std::move(x));
   }
   return out;
+}
+
+std::map<std::string, InputDomain> input_domains(const Interpreter& interp, const TensorMap* fixed) {
+  ShapeOf shapes;
+  for (const auto& b : interp.analysis().buffers) shapes[b.name] = b.shape;
+  const auto gather = gather_extents(interp.task(), shapes);
+  std::map<std::string, InputDomain> out;
+  for (const auto& k : interp.task().known) {
+    if (k.role == ir::Role::Output || (fixed && fixed->count(k.name))) continue;
+    InputDomain d;
+    d.dtype = k.dtype;
+    d.range = k.range;
+    auto gi = gather.find(k.name);
+    if (ir::is_int(k.dtype) && gi != gather.end()) d.gather = std::max<std::int64_t>(1, gi->second);
+    out.emplace(k.name, d);
+  }
+  return out;
+}
+
+double conform_input(double v, const InputDomain& d) {
+  if (!ir::is_float(d.dtype) && d.dtype != ir::DType::Bool) {
+    if (!std::isfinite(v)) v = 0.0;
+    v = std::clamp(std::trunc(v), -0x1.0p62, 0x1.0p62);  // to_dtype casts to i64 before wrapping
+  }
+  if (ir::is_float(d.dtype)) v = std::clamp(v, -kMaxGuidedMagnitude, kMaxGuidedMagnitude);  // NaN stays NaN
+  if (d.gather > 0) {
+    const auto n = static_cast<double>(d.gather);
+    v = v - n * std::floor(v / n);
+  }
+  if (d.range != ir::ValueRange::Any && d.dtype != ir::DType::Bool) {
+    v = std::fabs(v);
+    if (d.range == ir::ValueRange::Positive && v == 0.0) v = 1.0;
+  }
+  v = to_dtype(v, d.dtype);
+  return v == 0.0 ? 0.0 : v;
 }
 
 void check_fixed_inputs(const ir::Task& task, const TensorMap& fixed) {

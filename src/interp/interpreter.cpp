@@ -220,14 +220,14 @@ struct Interpreter::Impl {
   ir::Analysis analysis;
   std::string text;  // canonical program text (offsets and excerpts refer to it)
   mutable std::mutex mu;
-  mutable std::array<std::unique_ptr<detail::Compiled>, 4> variants;
+  mutable std::array<std::unique_ptr<detail::Compiled>, 8> variants;
   mutable std::atomic<std::uint64_t> steps{0};
   mutable std::atomic<std::uint64_t> batched_steps{0};
 
-  const detail::Compiled& variant(bool typed, bool checked) const {
+  const detail::Compiled& variant(bool typed, bool checked, bool probes = false) const {
     std::lock_guard<std::mutex> lock(mu);
-    auto& v = variants[(typed ? 1 : 0) + (checked ? 2 : 0)];
-    if (!v) v = detail::compile_program(task, analysis, typed, checked);
+    auto& v = variants[(typed ? 1 : 0) + (checked ? 2 : 0) + (probes ? 4 : 0)];
+    if (!v) v = detail::compile_program(task, analysis, typed, checked, probes);
     return *v;
   }
 };
@@ -284,7 +284,7 @@ const ir::Analysis& Interpreter::analysis() const { return impl_->analysis; }
 
 TensorMap Interpreter::run(const TensorMap& inputs, const RunOptions& opt) const {
   using namespace detail;
-  const Compiled& P = impl_->variant(opt.typed, opt.checked);
+  const Compiled& P = impl_->variant(opt.typed, opt.checked, opt.coverage != nullptr);
   const std::size_t nb = P.bufs.size();
   std::vector<std::vector<double>> fst(nb);
   std::vector<std::vector<std::int64_t>> ist(nb);
@@ -363,7 +363,13 @@ TensorMap Interpreter::run(const TensorMap& inputs, const RunOptions& opt) const
   c.bufs = st.data();
   if (opt.max_steps) c.hard_limit = opt.max_steps;
   c.opt = &opt;
-  c.batching = opt.batched;
+  c.batching = opt.batched && !opt.coverage;  // probes count the scalar evaluation
+  if (opt.coverage) {
+    opt.coverage->counts.assign(P.probe_counters, 0);
+    opt.coverage->operands.clear();
+    c.cov = opt.coverage->counts.data();
+    c.cmplog = &opt.coverage->operands;
+  }
   c.limit = c.hard_limit;
   if (opt.progress && opt.progress_every) c.limit = std::min(c.hard_limit, opt.progress_every);
   std::unique_ptr<Checker> chk;

@@ -23,6 +23,16 @@ struct Tensor {
 };
 using TensorMap = std::map<std::string, Tensor>;
 
+/// What a probed run records (RunOptions::coverage).
+struct Coverage {
+  /// Per probe p and value class k, how many evaluations fell in that class (entry 16p+k).
+  std::vector<std::uint32_t> counts;
+  /// Operand pairs (a, b) of two-operand comparisons and float max/min, each logged the first two times its probe
+  /// and the comparison's outcome (or the operands' order) met: the input-to-state map of a greybox fuzzer
+  /// (REDQUEEN), which tells a mutation what value would flip a comparison.
+  std::vector<std::pair<double, double>> operands;
+};
+
 struct RunOptions {
   /// false (default): float arithmetic in f64, values kept unrounded. true: LEIR.md §8.2/§8.3 exactly: every
   /// operation in its static type, f16/bf16 rounded after each op, conversion to the buffer dtype on store.
@@ -39,6 +49,15 @@ struct RunOptions {
   /// no calls). Runs on the interpreting thread; it may throw to abort the run.
   std::function<void(std::uint64_t)> progress;
   std::uint64_t progress_every = 0;
+  /// Coverage (the guided draws of check_equivalence, EquivOptions::guided_inputs_if_cheap): when set, the run
+  /// uses a variant of the program with a probe around every data-dependent expression node and fills *coverage
+  /// (cleared first): the counts, per probe p and value class k, of the evaluations that fell in that class (entry
+  /// 16p+k; classes: for a float node NaN, -inf, +inf, 0 and six magnitude bands per sign, for an integer or bool
+  /// node ranges of values, interp/nodes.hpp float_class and int_class; a comparison counts false and true; a float
+  /// max/min has a probe of its own for its operands' order a<b, a==b, a>b, unordered), and the comparison operands. The probe numbering depends on the program only, not
+  /// on `typed`. Outputs, errors and step counts are those of an unprobed run; the run is one iteration at a time
+  /// (no batching), so slower.
+  Coverage* coverage = nullptr;
 };
 
 /// Compiled program. Construction validates (validate_or_throw) and compiles; throws LeirError.

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "interp/numeric.hpp"
@@ -113,6 +114,8 @@ struct Ctx {
   std::int64_t* iscratch_end = nullptr;
   bool batch_fail = false;
   bool batching = true;  // RunOptions::batched
+  std::uint32_t* cov = nullptr;  // coverage counters of a probed variant (RunOptions::coverage), else null
+  std::vector<std::pair<double, double>>* cmplog = nullptr;  // its comparison operands (Coverage::operands)
   std::uint64_t batched_steps = 0;  // statement executions that ran in batches
 };
 

@@ -274,11 +274,12 @@ void replay(bool with_compiler) {
 /// Mutants that an earlier checker accepted (misses of `steptp fuzz --seed 70000` and `--seed 50000`, kept as
 /// written to mutant_misses/): each is really non-equivalent (the second method says so), the checker of the
 /// mutation check rejects it, and without its cheap-check draws (or, where the file says "needs": "skewed", without
-/// distribution S in its further draws; "needs": "boundary", without its boundary draws) it did not.
+/// distribution S in its further draws; "needs": "boundary", without its boundary draws; "needs": "guided", without
+/// its guided draws) it did not.
 TEST(FuzzMutantRegressions, CheckerRejectsEachCommittedMiss) {
   const fs::path dir = fs::path(STEPTP_SOURCE_DIR) / "fuzz" / "mutant_regressions";
   ASSERT_TRUE(fs::is_directory(dir));
-  int n = 0, skewed = 0, boundary = 0;
+  int n = 0, skewed = 0, boundary = 0, guided = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".json") continue;
     SCOPED_TRACE(e.path().string());
@@ -289,17 +290,23 @@ TEST(FuzzMutantRegressions, CheckerRejectsEachCommittedMiss) {
     EXPECT_FALSE(confirmed_equivalent(t, m));
     DiffOptions opt;
     EXPECT_FALSE(interp::check_equivalence(t, m, mutation_checker(opt)).equivalent);
-    // What the checker needed to catch it: its boundary draws ("needs": "boundary ...", issue #16, twenty-third
-    // session), distribution S in its further draws ("needs": "skewed ...", twenty-second session) or else the
-    // cheap-check draws. The boundary draws came last: the misses of the earlier sessions were checked without them.
+    // What the checker needed to catch it: its guided draws ("needs": "guided ...", twenty-fourth session), its
+    // boundary draws ("needs": "boundary ...", issue #16, twenty-third session), distribution S in its further draws ("needs": "skewed ...", twenty-second session) or else the
+    // cheap-check draws. The guided draws (twenty-fourth session) came last and the boundary draws before them: the
+    // misses of the earlier sessions were checked without them.
     const std::string needs = j.value("needs", "");
-    opt.checker_boundary_pairs = 0;
-    if (needs.starts_with("boundary")) {
+    opt.checker_guided_inputs = 0;
+    if (needs.starts_with("guided")) {
+      ++guided;
+    } else if (needs.starts_with("boundary")) {
+      opt.checker_boundary_pairs = 0;
       ++boundary;
     } else if (needs.starts_with("skewed")) {
       ++skewed;
+      opt.checker_boundary_pairs = 0;
       opt.checker_skewed = false;
     } else {
+      opt.checker_boundary_pairs = 0;
       opt.checker_cheap_seeds = 0;
     }
     EXPECT_TRUE(interp::check_equivalence(t, m, mutation_checker(opt)).equivalent);
@@ -307,6 +314,7 @@ TEST(FuzzMutantRegressions, CheckerRejectsEachCommittedMiss) {
   EXPECT_GE(n, 11);
   EXPECT_GE(skewed, 4);
   EXPECT_GE(boundary, 2);
+  EXPECT_GE(guided, 5);
 }
 
 TEST(FuzzRegressions, CommittedCasesPass) { replay(false); }
