@@ -363,7 +363,7 @@ TensorMap Interpreter::run(const TensorMap& inputs, const RunOptions& opt) const
   c.bufs = st.data();
   if (opt.max_steps) c.hard_limit = opt.max_steps;
   c.opt = &opt;
-  c.batching = opt.batched && !opt.coverage;  // probes count the scalar evaluation
+  c.batching = opt.batched;  // probes count the lanes the scalar path evaluates, so batched runs count the same
   if (opt.coverage) {
     opt.coverage->counts.assign(P.probe_counters, 0);
     opt.coverage->operands.clear();

@@ -55,8 +55,8 @@ struct RunOptions {
   /// 16p+k; classes: for a float node NaN, -inf, +inf, 0 and six magnitude bands per sign, for an integer or bool
   /// node ranges of values, interp/nodes.hpp float_class and int_class; a comparison counts false and true; a float
   /// max/min has a probe of its own for its operands' order a<b, a==b, a>b, unordered), and the comparison operands. The probe numbering depends on the program only, not
-  /// on `typed`. Outputs, errors and step counts are those of an unprobed run; the run is one iteration at a time
-  /// (no batching), so slower.
+  /// on `typed`. Outputs, errors and step counts are those of an unprobed run; the counts and the set of logged
+  /// operands are the same batched or not (`batched`).
   Coverage* coverage = nullptr;
 };
 

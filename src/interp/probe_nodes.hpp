@@ -43,6 +43,13 @@ struct ProbeF final : FNode {
     if (c.cov) ++c.cov[id + static_cast<std::uint32_t>(float_class(v))];
     return v;
   }
+  // Batched: the lanes the scalar path evaluates (Batch::on) are counted, in lane order, as it counts them.
+  void fb(Ctx& c, const Batch& b, double* o) const override {
+    a->fb(c, b, o);
+    if (c.cov)
+      for (int j = 0; j < b.n; ++j)
+        if (b.on(j)) ++c.cov[id + static_cast<std::uint32_t>(float_class(o[j]))];
+  }
 };
 struct ProbeI final : INode {
   IPtr a;
@@ -53,14 +60,20 @@ struct ProbeI final : INode {
     if (c.cov) ++c.cov[id + static_cast<std::uint32_t>(int_class(v))];
     return v;
   }
+  void ib(Ctx& c, const Batch& b, std::int64_t* o) const override {
+    a->ib(c, b, o);
+    if (c.cov)
+      for (int j = 0; j < b.n; ++j)
+        if (b.on(j)) ++c.cov[id + static_cast<std::uint32_t>(int_class(o[j]))];
+  }
 };
-/// A float max or min (Op: fop::Max, fop::Min) that also counts the order of its operands: a < b, a == b, a > b,
-/// unordered. The value is BinF's.
 /// Counts class k of the probe at counter `id` and logs the operand pair the first two times the class is met.
 inline void count_operands(Ctx& c, std::uint32_t id, std::uint32_t k, double x, double y) {
   if (!c.cov) return;
   if (++c.cov[id + k] <= 2 && c.cmplog) c.cmplog->emplace_back(x, y);
 }
+/// A float max or min (Op: fop::Max, fop::Min) that also counts the order of its operands: a < b, a == b, a > b,
+/// unordered. The value is BinF's.
 template <class Op>
 struct ProbeOrderF final : FNode {
   FPtr a, b;
@@ -70,8 +83,21 @@ struct ProbeOrderF final : FNode {
   double f(Ctx& c) const override {
     const double x = a->f(c), y = b->f(c);
     count_operands(c, id, x < y ? 0u : x == y ? 1u : x > y ? 2u : 3u, x, y);
+    return value(x, y);
+  }
+  double value(double x, double y) const {
     if (p == Prec::P64) return Op::ap(x, y);
     return finish(Op::ap(static_cast<float>(x), static_cast<float>(y)), p);
+  }
+  void fb(Ctx& c, const Batch& bt, double* o) const override {
+    a->fb(c, bt, o);
+    auto t = ftemp(c);
+    b->fb(c, bt, t.p);
+    for (int j = 0; j < bt.n; ++j) {
+      const double x = o[j], y = t.p[j];
+      if (bt.on(j)) count_operands(c, id, x < y ? 0u : x == y ? 1u : x > y ? 2u : 3u, x, y);
+      o[j] = value(x, y);
+    }
   }
 };
 /// A two-operand comparison that counts its outcome (classes 0 false, 1 true) and logs its operands (as doubles:
@@ -87,6 +113,15 @@ struct ProbeCmpF final : INode {
     count_operands(c, id, r ? 1u : 0u, x, y);
     return r;
   }
+  void ib(Ctx& c, const Batch& bt, std::int64_t* o) const override {
+    auto x = ftemp(c), y = ftemp(c);
+    a->fb(c, bt, x.p);
+    b->fb(c, bt, y.p);
+    for (int j = 0; j < bt.n; ++j) {
+      o[j] = cmp<Op>(x.p[j], y.p[j]);
+      if (bt.on(j)) count_operands(c, id, o[j] ? 1u : 0u, x.p[j], y.p[j]);
+    }
+  }
 };
 template <ir::CmpOp Op>
 struct ProbeCmpI final : INode {
@@ -98,6 +133,16 @@ struct ProbeCmpI final : INode {
     const bool r = cmp<Op>(x, y);
     count_operands(c, id, r ? 1u : 0u, static_cast<double>(x), static_cast<double>(y));
     return r;
+  }
+  void ib(Ctx& c, const Batch& bt, std::int64_t* o) const override {
+    auto y = itemp(c);
+    a->ib(c, bt, o);
+    b->ib(c, bt, y.p);
+    for (int j = 0; j < bt.n; ++j) {
+      const std::int64_t x = o[j];
+      o[j] = cmp<Op>(x, y.p[j]);
+      if (bt.on(j)) count_operands(c, id, o[j] ? 1u : 0u, static_cast<double>(x), static_cast<double>(y.p[j]));
+    }
   }
 };
 

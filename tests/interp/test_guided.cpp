@@ -1,4 +1,5 @@
 // Coverage probes (RunOptions::coverage) and the guided draws of the equivalence check (interp/guided.hpp).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -111,6 +112,37 @@ TEST(Guided, MaxProbeCountsTheOrderOfItsOperands) {
   EXPECT_EQ(cov[32 + 2], 1u);
   EXPECT_EQ(cov[32 + 3], 0u);
   EXPECT_EQ(cov[48 + 13], 3u);  // 2, 2, 5 all in [1, 8)
+}
+
+// Probed runs are batched like plain ones (interp/batch.cpp): the counts are those of the scalar path, lanes that
+// a lazy if_then_else does not evaluate included, and the same operand pairs are logged.
+TEST(Guided, BatchedProbedRunsCountAsTheScalarPath) {
+  const std::vector<ir::KnownBuffer> k{in("A", {300}), in("D", {300}), out("C", {300})};
+  auto t = make_task("L^{300}_{a=0}[C^{f32,g}_{a}=if_then_else(A^{f32,g}_{a}>D^{f32,g}_{a},max(A^{f32,g}_{a},0.5)*2.0,"
+                     "exp(D^{f32,g}_{a}));];",
+                     k);
+  const Interpreter interp(t);
+  for (const Distribution d : {Distribution::Normal, Distribution::Wide}) {
+    const TensorMap x = make_inputs(interp, 4, d);
+    Coverage scalar, batched;
+    RunOptions ro;
+    ro.batched = false;
+    ro.coverage = &scalar;
+    const TensorMap a = interp.run(x, ro);
+    ro.batched = true;
+    ro.coverage = &batched;
+    const TensorMap b = interp.run(x, ro);
+    EXPECT_GT(interp.last_batched_steps(), 0u);
+    EXPECT_EQ(a.at("C").data, b.at("C").data);
+    EXPECT_EQ(scalar.counts, batched.counts);
+    std::sort(scalar.operands.begin(), scalar.operands.end());
+    std::sort(batched.operands.begin(), batched.operands.end());
+    EXPECT_EQ(scalar.operands, batched.operands);
+    std::uint32_t evaluated = 0;  // the exp's probe: evaluated only where A <= D
+    for (std::size_t c = 0; c < 16; ++c) evaluated += scalar.counts[scalar.counts.size() - 32 + c];
+    EXPECT_GT(evaluated, 0u);
+    EXPECT_LT(evaluated, 300u);
+  }
 }
 
 TEST(Guided, ConformInputKeepsTheDrawsDomain) {
