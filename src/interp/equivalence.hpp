@@ -89,7 +89,11 @@ struct EquivOptions {
   /// probes reach a value class or hit-count bucket no earlier draw reached. A difference that needs a conjunction
   /// of rare per-element conditions is approached one condition at a time. Even draws run untyped, odd ones typed
   /// (every draw when `typed`); a draw on which the original fails to run is dropped (mutations can leave the
-  /// draws' domain of defined behaviour: an integer division by zero, say). Within kCheapCheckBudget statement
+  /// draws' domain of defined behaviour: an integer division by zero, say). The search also finds the inputs where a
+  /// legitimate class-R rewrite rounds differently (cancellations), so a guided draw is reported only on a gross
+  /// difference: NaN against a number, an infinity against another value, or, beyond the per-dtype tolerance, more
+  /// than 2^-4 of the larger magnitude (with `exact`, any difference); a typed draw's must also show in the untyped
+  /// run of the same draw unless it is NaN. Within kCheapCheckBudget statement
   /// executions (guided_budget). 0 (the library default) turns it off; `steptp equiv`, `apply --verify` and the
   /// fuzzer's mutation check use kCheapGuidedInputs (bench/RESULTS.md, "Guided draws").
   std::uint32_t guided_inputs_if_cheap = 0;
