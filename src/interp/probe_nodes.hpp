@@ -74,6 +74,8 @@ inline void count_operands(Ctx& c, std::uint32_t id, std::uint32_t k, double x, 
 }
 /// A float max or min (Op: fop::Max, fop::Min) that also counts the order of its operands: a < b, a == b, a > b,
 /// unordered. The value is BinF's.
+/// The order of two operands: a < b, a == b, a > b, unordered (a NaN).
+inline std::uint32_t order_class(double x, double y) { return x < y ? 0u : x == y ? 1u : x > y ? 2u : 3u; }
 template <class Op>
 struct ProbeOrderF final : FNode {
   FPtr a, b;
@@ -82,7 +84,7 @@ struct ProbeOrderF final : FNode {
   ProbeOrderF(FPtr x, FPtr y, Prec pr, std::uint32_t k) : a(std::move(x)), b(std::move(y)), p(pr), id(k) {}
   double f(Ctx& c) const override {
     const double x = a->f(c), y = b->f(c);
-    count_operands(c, id, x < y ? 0u : x == y ? 1u : x > y ? 2u : 3u, x, y);
+    count_operands(c, id, order_class(x, y), x, y);
     return value(x, y);
   }
   double value(double x, double y) const {
@@ -95,7 +97,7 @@ struct ProbeOrderF final : FNode {
     b->fb(c, bt, t.p);
     for (int j = 0; j < bt.n; ++j) {
       const double x = o[j], y = t.p[j];
-      if (bt.on(j)) count_operands(c, id, x < y ? 0u : x == y ? 1u : x > y ? 2u : 3u, x, y);
+      if (bt.on(j)) count_operands(c, id, order_class(x, y), x, y);
       o[j] = value(x, y);
     }
   }
