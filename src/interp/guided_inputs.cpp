@@ -38,11 +38,6 @@ std::size_t guided_pick(SplitMix64& g, std::size_t n) {
   return static_cast<std::size_t>(g.u01() * static_cast<double>(n)) % n;
 }
 
-double guided_normal(SplitMix64& g) {
-  const double u1 = g.u01(), u2 = g.u01();
-  return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586476925286766559 * u2);
-}
-
 /// One edit of buffer `t` (domain `d`); `donor` is the same buffer of another kept draw.
 void edit_buffer(Tensor& t, const Tensor& donor, const InputDomain& d, const std::vector<double>& literals, SplitMix64& g) {
   auto& x = t.data;
@@ -78,7 +73,7 @@ void edit_buffer(Tensor& t, const Tensor& donor, const InputDomain& d, const std
       else x[e] += static_cast<double>(guided_pick(g, 17)) - 8.0;
       break;
     case 6:
-      x[e] = is_float ? (g.u01() < 0.5 ? guided_normal(g) : (g.u01() < 0.5 ? -1.0 : 1.0) * std::exp2(10.0 * g.u01() - 4.0))
+      x[e] = is_float ? (g.u01() < 0.5 ? g.normal() : (g.u01() < 0.5 ? -1.0 : 1.0) * std::exp2(10.0 * g.u01() - 4.0))
                       : std::floor(33.0 * g.u01()) - 16.0;
       break;
     case 7: for (double& v : x) v = std::fabs(v); break;

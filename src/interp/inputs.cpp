@@ -75,11 +75,7 @@ std::uint64_t stream_seed(std::uint64_t seed, Distribution dist) {
   return seed;
 }
 
-double standard_normal(SplitMix64& g) {
-  const double two_pi = 6.283185307179586476925286766559;
-  const double u1 = g.u01(), u2 = g.u01();
-  return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(two_pi * u2);
-}
+double standard_normal(SplitMix64& g) { return g.normal(); }
 
 /// A magnitude of `set`, or with probability 1/3 a combination c/d (integers: floor), |c-d| or c+d of two, so that a
 /// threshold reached through an affine expression is met too (`min(4*A,100)` changed to 101 differs only for A in

@@ -3,6 +3,7 @@
 #ifndef STEPTP_INTERP_SPLITMIX64_HPP
 #define STEPTP_INTERP_SPLITMIX64_HPP
 
+#include <cmath>
 #include <cstdint>
 
 namespace steptp_num {
@@ -17,6 +18,11 @@ struct SplitMix64 {
   }
   /// Uniform on [0, 1) with 53 random bits.
   double u01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  /// Standard normal by Box-Muller from two U01 draws (u1 first): sqrt(-2 ln(1-u1)) cos(2 pi u2) (§11 step 2, N).
+  double normal() {
+    const double u1 = u01(), u2 = u01();
+    return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586476925286766559 * u2);
+  }
 };
 
 }  // namespace steptp_num
