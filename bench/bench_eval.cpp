@@ -3,6 +3,8 @@
 // every assistant message once), one worker (concurrency 1 = one core), fresh cache per run. Rows:
 //   no-measure          gates parsed -> equivalent, strategy_consistent and reasoning_verified (the goal row; run
 //                       twice, the first run also paying the process's cold start);
+//   no-measure, S5 only the same with --no-strict-equivalence: the equivalent gate without its strict stage
+//                       (dataset/strict_equiv.hpp), as issue #10 measured it;
 //   no-measure, random  the random policy's answers (no think block: strategy_consistent scans the candidates);
 //   fixed timer         plus the C compile of every answer and the latency model;
 //   real timer          plus S7 timing of every equivalent answer against its before program;
@@ -81,6 +83,9 @@ int main(int argc, char** argv) {
   // the second is the steady state a long eval runs in
   print("no-measure, first run", run(o, "nm0"));
   print("no-measure", run(o, "nm"));
+  eval::EvalOptions s5 = o;
+  s5.grade.strict.enabled = false;  // the issue #10 configuration: S5 alone (DATASET.md §8)
+  print("no-measure, S5 only", run(s5, "s5"));
   eval::EvalOptions rnd = o;
   rnd.policy = "random";
   rnd.samples = 4;

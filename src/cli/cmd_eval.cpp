@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/grade_options.hpp"
 #include "cli/command.hpp"
 #include "cli/llm_options.hpp"
 #include "core/json_text.hpp"
@@ -80,9 +81,11 @@ const CommandRegistrar reg("44-eval", [](CLI::App& app) -> RunFn {
   c->add_option("--limit", o->limit, "evaluate only the first N prompts (0 = all)")->capture_default_str();
   c->add_option("--n", o->only_n, "evaluate only the prompts that ask for N programs (1, or the dataset's eval_n; "
                                   "0 = all)")->capture_default_str();
+  const auto no_strict = add_no_strict_equivalence_flag(c);
   auto no_progress = std::make_shared<bool>(false);
   c->add_flag("--no-progress", *no_progress, "no progress line on stderr");
-  return [o, seed, seed_opt, no_measure, no_progress]() {
+  return [o, seed, seed_opt, no_measure, no_progress, no_strict]() {
+    o->grade.strict.enabled = !*no_strict;
     if (o->data_dir.empty()) return usage_error("eval", "give the dataset directory (positional or --data)");
     o->measure = !*no_measure;
     o->progress = !*no_progress;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/grade_options.hpp"
 #include "cli/command.hpp"
 #include "cli/work_budget.hpp"
 #include "cli/llm_options.hpp"
@@ -105,6 +106,7 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
   c->add_option("--consistency-enum-limit", o->grade.consistency_enum_limit,
                 "candidates tried to recover an llm proposal's parameters for the path")->capture_default_str();
   c->add_option("--cache", o->cache_path, "SQLite cache (search_results, llm_calls, measurements; default OUT/cache.sqlite)");
+  const auto no_strict = add_no_strict_equivalence_flag(c);
   auto no_progress = std::make_shared<bool>(false);
   c->add_flag("--no-progress", *no_progress, "no progress line on stderr");
   c->add_option("--max-steps", o->max_steps, "roots whose work estimate (statement executions per run) exceeds this "
@@ -116,7 +118,8 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
                                          "limit")
       ->check(non_negative())
       ->capture_default_str();
-  return [o, seed, seed_opt, no_baseline, no_progress, max_mib]() {
+  return [o, seed, seed_opt, no_baseline, no_progress, max_mib, no_strict]() {
+    o->grade.strict.enabled = !*no_strict;
     o->progress = !*no_progress;
     o->max_memory_bytes = mib_to_bytes(*max_mib);
     o->baseline = !*no_baseline && o->timer == "real";  // the fixed timer models kernels only

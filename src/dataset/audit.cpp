@@ -36,7 +36,10 @@ AuditReport run_audit(const AuditOptions& opt) {
   ojson m = read_manifest(opt.dir);
   for (const auto& e : verify_manifest(opt.dir)) problem("manifest", e);
   GenConfig gen = GenConfig::from_json(m["config"]["gen"]);
-  EquivConfig ec{gen.master_seed, gen.equiv_draws, gen.interp_max_ops};
+  EquivConfig ec;
+  ec.master_seed = gen.master_seed;
+  ec.draws = gen.equiv_draws;
+  ec.interp_max_ops = gen.interp_max_ops;
   std::vector<ojson> archive;
   try {
     archive = read_jsonl((fs::path(opt.dir) / "archive/all.jsonl").string());

@@ -22,6 +22,13 @@ std::int64_t statement_instances(const ir::Task& t) {
 
 namespace {
 
+/// The evidence's name of a draw's distribution: S5's "normal" and "uniform01", else the LEIR.md §11 letter.
+std::string draw_name(interp::Distribution d) {
+  if (d == interp::Distribution::Normal) return "normal";
+  if (d == interp::Distribution::Uniform) return "uniform01";
+  return interp::distribution_name(d);
+}
+
 interp::TensorMap run_one(const ir::Task& t, const interp::TensorMap& in, bool use_interp, const interp::Interpreter* ip) {
   if (use_interp) return ip->run(in);
   return runtime::run_compiled(t, in);
@@ -39,9 +46,12 @@ Reference make_reference(const ir::Task& t, const std::string& tk, const EquivCo
   r.interpreter = statement_instances(t) <= cfg.interp_max_ops;
   std::unique_ptr<interp::Interpreter> ip;
   if (r.interpreter) ip = std::make_unique<interp::Interpreter>(t);
-  for (int d = 0; d <= cfg.draws; ++d) {
+  const int count = cfg.dists.empty() ? cfg.draws + 1 : static_cast<int>(cfg.dists.size());
+  for (int d = 0; d < count; ++d) {
     std::uint64_t seed = derive(cfg.master_seed, cfg.stream, {tk, std::to_string(d)});
-    auto dist = d < cfg.draws ? interp::Distribution::Normal : interp::Distribution::Uniform;
+    auto dist = !cfg.dists.empty()  ? cfg.dists[static_cast<std::size_t>(d)]
+                : d < cfg.draws     ? interp::Distribution::Normal
+                                    : interp::Distribution::Uniform;
     r.seeds.push_back(seed);
     r.dists.push_back(dist);
     r.inputs.push_back(interp::make_inputs(t, seed, dist));
@@ -83,7 +93,7 @@ EquivOutcome check_against(const ir::Task& after, const Reference& ref, char cls
   ojson draws = ojson::array();
   for (std::size_t d = 0; d < ref.seeds.size(); ++d)
     draws.push_back({{"seed", hex16(ref.seeds[d])},
-                     {"dist", ref.dists[d] == interp::Distribution::Normal ? "normal" : "uniform01"}});
+                     {"dist", draw_name(ref.dists[d])}});
   bool use_interp = statement_instances(after) <= cfg.interp_max_ops;
   std::unique_ptr<interp::Interpreter> ip;
   double max_abs = 0, max_rel = 0;

@@ -22,6 +22,10 @@ struct EquivConfig {
   int draws = 3;
   std::int64_t interp_max_ops = 50000000;
   std::string stream = "equiv";   // named stream of the draws (§11): "equiv" (generate), "eval-equiv", "search-equiv", "recheck"
+  /// Empty: S5's draws (`draws` standard normal, then one uniform). Otherwise one draw per entry, drawn from that
+  /// LEIR.md §11 distribution (the strict stage's wide and literal-directed draws, dataset/strict_equiv.hpp);
+  /// `draws` is then ignored.
+  std::vector<interp::Distribution> dists;
 };
 
 /// Outputs of a reference program on every draw.

@@ -342,7 +342,8 @@ class Runner {
     ojson j{{"seed", gcfg_.master_seed}, {"draws", gcfg_.equiv_draws}, {"interp_max_ops", gcfg_.interp_max_ops},
             {"measure", gcfg_.measure}, {"faster", gcfg_.faster_threshold}, {"suspicious", gcfg_.suspicious_speedup},
             {"intensity", gcfg_.compute_bound_intensity}, {"recheck", gcfg_.recheck_trials},
-            {"enum_limit", gcfg_.consistency_enum_limit}, {"repeats", gen_.repeats}};
+            {"enum_limit", gcfg_.consistency_enum_limit}, {"repeats", gen_.repeats},
+            {"strict", gcfg_.strict.enabled ? ojson(gcfg_.strict.max_executions) : ojson(false)}};
     return core::canonical_json(j);
   }
 

@@ -61,6 +61,7 @@ ojson ProgramGrade::to_json() const {
   j["strategy_consistent"] = strategy_consistent;
   j["candidate"] = candidate.empty() ? ojson(nullptr) : ojson(candidate);
   j["recheck"] = recheck;
+  j["strict_check"] = strict;
   j["measurement"] = measurement;
   return j;
 }
@@ -139,10 +140,27 @@ ProgramGrade Grader::grade(TaskContext& ctx, TaskContext& root, const AnswerProg
     return failed(g, "equivalent", "reference_error", e.what());
   }
   if (!eo.ok) return failed(g, "equivalent", eo.reason, eo.detail);
+  const dataset::StrictOutcome so = strict_stage(root, after);
+  g.strict = so.to_json();
+  if (!so.ok) return failed(g, "equivalent", "strict_not_equivalent", so.code + ": " + so.detail);
   g.equivalent = true;
   if (!cfg_.measure || !timer_) return failed(g, "faster", "not_measured", "--no-measure");
   measure(root, after, g);
   return g;
+}
+
+dataset::StrictOutcome Grader::strict_stage(TaskContext& root, const ir::Task& after) const {
+  const auto s5 = equiv_config(cfg_.equiv_stream, cfg_.equiv_draws);
+  const dataset::EquivConfig draws = dataset::strict_draws(s5);
+  const dataset::Reference* ref = nullptr;
+  if (cfg_.strict.enabled) {
+    try {
+      ref = &root.reference(draws);
+    } catch (const std::exception&) {
+      ref = nullptr;  // the root cannot run on a wide or literal-directed draw: the stage is skipped, as recorded
+    }
+  }
+  return dataset::strict_check(root.before(), ref, after, draws, root.task_key(), cfg_.strict);
 }
 
 void Grader::measure(TaskContext& ctx, const ir::Task& after, ProgramGrade& g) {

@@ -7,7 +7,10 @@
 //               most max_work_ratio times the before's statement instances (`over_budget`), the TVMScript and C
 //               lowerings succeed and, when measuring, the C compiler accepts the kernel;
 //   equivalent  the S5 protocol on the before's reference outputs, drawn from the fresh stream "eval-equiv"
-//               (K normal draws + one uniform draw; tolerance of the output dtype, as the prompt promises);
+//               (K normal draws + one uniform draw; tolerance of the output dtype, as the prompt promises), then
+//               the strict stage (dataset/strict_equiv.hpp: wide and literal-directed draws, and for small
+//               programs the draws of `steptp equiv`; reason `strict_not_equivalent`; skipped above its statement
+//               budget or when off);
 //   faster      S7 (paired, interleaved timing) gives speedup >= faster_threshold and the pair is not noisy; an
 //               answer above `suspicious_speedup` on a compute-bound before (intensity >= compute_bound_intensity
 //               flop/B), or above 10 on any, must also pass the re-check: `recheck_trials` draws of stream
@@ -27,6 +30,7 @@
 
 #include "core/json_text.hpp"
 #include "dataset/equiv.hpp"
+#include "dataset/strict_equiv.hpp"
 #include "dataset/timing.hpp"
 #include "core/answer_parser.hpp"
 #include "ir/task.hpp"
@@ -52,6 +56,10 @@ struct GradeConfig {
   double max_work_ratio = 64;            // an answer running more than this many times the before's statement
                                          // instances fails `valid` as over_budget (it would only stall the eval)
   std::string equiv_stream = "eval-equiv";  // named stream of the equivalence draws ("search-equiv" in search)
+  /// The strict stage of the equivalent gate (dataset/strict_equiv.hpp): after S5, the answer is compared with the
+  /// root on wide and literal-directed draws (and, for small programs, the draws of `steptp equiv`);
+  /// `--no-strict-equivalence` turns it off (DATASET.md §8's S5-only gate).
+  dataset::StrictConfig strict;
   bool recheck_faster = true;           // re-check suspicious speedups inside grade(); search turns this off and
                                         // re-checks only the result it reports (DATASET.md §9.4), via recheck()
 };
@@ -67,7 +75,8 @@ class TaskContext {
   const std::string& task_key() const { return task_key_; }
   double intensity() const { return intensity_; }   // flops / minimum traffic of the before (flop/B)
   std::int64_t instances() const { return instances_; }  // statement instances of the before
-  /// Reference outputs on the draws of `stream` ("eval-equiv" or "recheck"); computed once per stream.
+  /// Reference outputs on the draws of `cfg.stream` ("eval-equiv", "eval-equiv-strict" or "recheck"); computed
+  /// once per stream.
   const dataset::Reference& reference(const dataset::EquivConfig& cfg);
 
  private:
@@ -89,6 +98,7 @@ struct ProgramGrade {
   bool noisy = false;
   ojson measurement;                     // the §4 measurement object, or null
   ojson recheck;                         // null, or {trigger, equivalent, speedup, noisy, passed, detail}
+  ojson strict;                          // null (S5 failed or not reached), or StrictOutcome::to_json()
   bool strategy_consistent = false;
   std::string candidate;                 // the first matching candidate id when consistent
   std::string canonical;                 // alpha-canonical after (trimmed text when it does not parse); not serialised
@@ -127,6 +137,9 @@ class Grader {
 
  private:
   dataset::EquivConfig equiv_config(const std::string& stream, int draws) const;
+  /// The strict stage of the equivalent gate for `after` (dataset/strict_equiv.hpp), with `root`'s outputs on the
+  /// strict draws computed once per root.
+  dataset::StrictOutcome strict_stage(TaskContext& root, const ir::Task& after) const;
   void consistency(TaskContext& ctx, const ir::Task& after, ProgramGrade& g, const std::string& think);
   void measure(TaskContext& root, const ir::Task& after, ProgramGrade& g);
 

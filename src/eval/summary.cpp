@@ -23,7 +23,7 @@ ojson ratio(std::int64_t a, std::int64_t b) { return b > 0 ? ojson(double(a) / d
 ojson gate_block(const std::vector<const ojson*>& lines, bool measured) {
   std::map<std::string, std::int64_t> count;
   std::map<std::string, std::map<std::string, std::int64_t>> failures;
-  std::int64_t consistent = 0, verified = 0;
+  std::int64_t consistent = 0, verified = 0, strict_ran = 0, strict_skipped = 0, strict_rejected = 0;
   std::vector<double> speedups;
   std::map<std::string, std::int64_t> fast;
   for (const ojson* l : lines) {
@@ -33,6 +33,17 @@ ojson gate_block(const std::vector<const ojson*>& lines, bool measured) {
     if (!r["failed_gate"].is_null()) failures[r["failed_gate"].get<std::string>()][r["reason"].get<std::string>()]++;
     if (r["strategy_consistent"].get<bool>()) consistent++;
     if (r["reasoning_verified"].get<bool>()) verified++;
+    // the program's strict stage (dataset/strict_equiv.hpp), an object once S5 passed
+    const ojson* pg = r.contains("programs") && r["programs"].is_array() && !r["programs"].empty() ? &r["programs"][0] : nullptr;
+    if (pg && pg->contains("strict_check") && (*pg)["strict_check"].is_object()) {
+      const ojson& sc = (*pg)["strict_check"];
+      if (sc["ran"].get<bool>()) {
+        strict_ran++;
+        if (!sc["equivalent"].get<bool>()) strict_rejected++;
+      } else {
+        strict_skipped++;
+      }
+    }
     if (r["equivalent"].get<bool>() && r["speedup"].is_number()) {
       double s = r["speedup"].get<double>();
       speedups.push_back(s);
@@ -60,6 +71,8 @@ ojson gate_block(const std::vector<const ojson*>& lines, bool measured) {
   b["conditional_rate"] = cond;
   b["strategy_consistent"] = {{"count", consistent}, {"rate", ratio(consistent, n)}};
   b["reasoning_verified"] = {{"count", verified}, {"rate", ratio(verified, n)}};
+  // answers that passed S5 and reached the strict stage of the equivalent gate (dataset/strict_equiv.hpp)
+  b["strict_equivalence"] = {{"ran", strict_ran}, {"rejected", strict_rejected}, {"skipped", strict_skipped}};
   ojson fj = ojson::object();
   for (double p : kFastP) fj[p_key(p)] = measured ? ratio(fast[p_key(p)], n) : ojson(nullptr);
   b["fast_p"] = fj;
@@ -191,6 +204,12 @@ std::string render_summary_md(const ojson& s) {
                       d["n"].get<std::int64_t>(), d["min"].get<double>(), d["median"].get<double>(),
                       d["max"].get<double>(), d["geomean"].get<double>());
   md += ".\n";
+  if (g.contains("strict_equivalence")) {
+    const ojson& sc = g["strict_equivalence"];
+    md += fmt::format("Strict equivalence stage (after S5): ran on {} answers, rejected {} that S5 passed; skipped on {} "
+                      "(over its statement budget, or turned off).\n",
+                      sc["ran"].get<std::int64_t>(), sc["rejected"].get<std::int64_t>(), sc["skipped"].get<std::int64_t>());
+  }
   if (!g["failures"].empty()) {
     md += "\nFailures by gate and reason:\n";
     for (auto it = g["failures"].begin(); it != g["failures"].end(); ++it) {

@@ -225,7 +225,9 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
                                                            {"recheck_trials", gc.recheck_trials},
                                                            {"faster", gc.faster_threshold},
                                                            {"consistency", gc.consistency_enum_limit},
-                                                           {"baseline", opt.baseline}})});
+                                                           {"baseline", opt.baseline},
+                                                           {"strict", gc.strict.enabled ? ojson(gc.strict.max_executions)
+                                                                                        : ojson(false)}})});
   // --- the tasks
   std::vector<ojson> results, proposals, transcripts;
   std::int64_t resumed = 0;

@@ -83,6 +83,10 @@ TEST_F(EvalCliSlow, GoldSelfCheckScoresEveryGate) {
   for (const char* k : {"parsed", "differs", "valid", "equivalent"}) EXPECT_EQ(g["cumulative_rate"][k].get<double>(), 1.0) << k;
   EXPECT_EQ(g["reasoning_verified"]["rate"].get<double>(), 1.0);
   EXPECT_EQ(g["strategy_consistent"]["rate"].get<double>(), 1.0);
+  // every answer passed S5 and then the strict stage, which ran on each (the programs are under its budget)
+  EXPECT_EQ(g["strict_equivalence"]["ran"].get<std::size_t>(), chat_lines);
+  EXPECT_EQ(g["strict_equivalence"]["rejected"].get<int>(), 0);
+  EXPECT_EQ(g["strict_equivalence"]["skipped"].get<int>(), 0);
   const ojson& m = s["multi"];
   ASSERT_GT(m["answers"].get<int>(), 0);
   EXPECT_EQ(m["parsed"].get<double>(), 1.0);
@@ -299,7 +303,8 @@ TEST(EvalCli, HelpDocumentsEveryFlag) {
   for (const char* f : {"--split", "--out", "--policy", "--base-url", "--model", "--temperature", "--max-tokens", "--timeout",
                         "--retries", "--backoff", "--api-key-env", "--seed", "--llm-mode", "--concurrency", "--replay",
                         "--samples", "--no-measure", "--timer", "--repeats", "--faster-threshold", "--suspicious-speedup",
-                        "--recheck-trials", "--consistency-enum-limit", "--cache", "--limit", "--n", "--no-progress", "--data"})
+                        "--recheck-trials", "--consistency-enum-limit", "--cache", "--limit", "--n", "--no-progress", "--data",
+                        "--no-strict-equivalence"})
     EXPECT_NE(help.find(f), std::string::npos) << f;
   fs::remove_all(d);
 }

@@ -47,8 +47,8 @@ struct Graded {
   bool reasoning = false;
 };
 
-Graded grade(const ir::Task& t, const std::string& strategy, const std::string& leir, const std::string& think) {
-  GradeConfig cfg;
+Graded grade(const ir::Task& t, const std::string& strategy, const std::string& leir, const std::string& think,
+             GradeConfig cfg = {}) {
   cfg.measure = false;
   Grader grader(cfg, nullptr, nullptr);
   TaskContext ctx(t);
@@ -120,6 +120,53 @@ TEST(EvalGrader, CorruptionsAreCaughtAtTheirGate) {
   EXPECT_TRUE(s.g.valid);
   EXPECT_EQ(s.g.failed_gate, "equivalent") << s.g.reason;
   EXPECT_EQ(s.g.reason, "not_equivalent");
+}
+
+// The strict stage of the equivalent gate (dataset/strict_equiv.hpp): a clamp moved from 20 to 30 is invisible to
+// S5's normal and uniform draws (no element reaches 20), so S5 alone grades the wrong answer equivalent; the strict
+// stage's wide draws (magnitudes up to 2^6) reach the clamp and reject it. A correct step passes both stages.
+TEST(EvalGrader, StrictStageRejectsAClampThatS5sDrawsNeverReach) {
+  const std::string clamp = "B^{4}_{tx=0}L^{6}_{a=0}[D^{f32,g}_{tx,a}=min(A^{f32,g}_{tx,a},20.0)-C^{f32,g}_{tx,a};];";
+  ir::Task t = task("Clamp", kSubKnown, clamp);
+  auto [after, why] = gold_step(t, "loop_split");
+  const std::string moved = replace(clamp, "20.0", "30.0");
+
+  Graded gold = grade(t, "loop_split", after, why);
+  EXPECT_TRUE(gold.g.equivalent) << gold.g.reason << ": " << gold.g.detail;
+  ASSERT_TRUE(gold.g.strict.is_object());
+  EXPECT_TRUE(gold.g.strict["ran"].get<bool>());
+  EXPECT_TRUE(gold.g.strict["equivalent"].get<bool>());
+
+  GradeConfig s5_only;
+  s5_only.strict.enabled = false;
+  Graded s5 = grade(t, "loop_split", moved, why, s5_only);
+  EXPECT_TRUE(s5.g.equivalent) << "S5 alone should miss the moved clamp: " << s5.g.detail;
+  EXPECT_FALSE(s5.g.strict["ran"].get<bool>());
+
+  Graded strict = grade(t, "loop_split", moved, why);
+  EXPECT_FALSE(strict.g.equivalent);
+  EXPECT_EQ(strict.g.failed_gate, "equivalent");
+  EXPECT_EQ(strict.g.reason, "strict_not_equivalent");
+  // step 1 (wide and literal-directed draws) meets it: an element near 30 gives min(A,30) - min(A,20) = 10
+  EXPECT_EQ(strict.g.detail, "not_equivalent: wide and literal-directed draws: D[1]: 32.775476 vs 22.775476");
+  EXPECT_FALSE(strict.g.strict["equivalent"].get<bool>());
+
+  // A term that only A[0,0] > 40 and C[0,0] > 40 together switch on: the four strict draws miss it, step 2 (the
+  // draws of `steptp equiv`, run because the programs are small) finds it.
+  const std::string rare = replace(clamp, "-C^{f32,g}_{tx,a};",
+                                   "-C^{f32,g}_{tx,a}+if_then_else(A^{f32,g}_{0,0}>40.0&C^{f32,g}_{0,0}>40.0,1.0,0.0);");
+  Graded r2 = grade(t, "loop_split", rare, why);
+  EXPECT_EQ(r2.g.reason, "strict_not_equivalent") << r2.g.detail;
+  EXPECT_EQ(r2.g.detail.rfind("E504: steptp equiv's draws: ", 0), 0u) << r2.g.detail;
+  EXPECT_TRUE(grade(t, "loop_split", rare, why, s5_only).g.equivalent);
+
+  GradeConfig tiny;
+  tiny.strict.max_executions = 50;  // 4 draws of the answer's 24 statement instances are over it: skipped
+  Graded skipped = grade(t, "loop_split", moved, why, tiny);
+  EXPECT_TRUE(skipped.g.equivalent);
+  EXPECT_FALSE(skipped.g.strict["ran"].get<bool>());
+  EXPECT_EQ(skipped.g.strict["skipped"].get<std::string>(),
+            "4 draws of 24 statement instances exceed the strict stage's budget of 50");
 }
 
 TEST(EvalGrader, WrongStrategyLabelIsEquivalentButNotConsistent) {
