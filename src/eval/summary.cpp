@@ -206,7 +206,7 @@ std::string render_summary_md(const ojson& s) {
   md += ".\n";
   if (g.contains("strict_equivalence")) {
     const ojson& sc = g["strict_equivalence"];
-    md += fmt::format("Strict equivalence stage (after S5): ran on {} answers, rejected {} that S5 passed; skipped on {} "
+    md += fmt::format("\nStrict equivalence stage (after S5): ran on {} answers, rejected {} that S5 passed; skipped on {} "
                       "(over its statement budget, or turned off).\n",
                       sc["ran"].get<std::int64_t>(), sc["rejected"].get<std::int64_t>(), sc["skipped"].get<std::int64_t>());
   }
