@@ -10,9 +10,10 @@ namespace steptp::cli {
 inline std::shared_ptr<bool> add_no_strict_equivalence_flag(CLI::App* sub) {
   auto no_strict = std::make_shared<bool>(false);
   sub->add_flag("--no-strict-equivalence", *no_strict,
-                "equivalent gate: S5's draws only (DATASET.md §8), without the strict stage that also compares the "
-                "answer with the root on 2 wide and 2 literal-directed draws and, for programs of at most 2^14 "
-                "statement instances, on the draws of `steptp equiv` (skipped above 2^28 statement executions)");
+                "turn off the strict equivalence check (on by default). After S5 (DATASET.md §8: 3 normal and 1 "
+                "uniform input draw), an answer is also compared with the root on 2 wide-magnitude and 2 "
+                "literal-directed draws and, for small programs, on all of `steptp equiv`'s draws; the whole check "
+                "is skipped when those runs would exceed 2^28 statement executions");
   return no_strict;
 }
 

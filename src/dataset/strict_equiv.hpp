@@ -11,7 +11,8 @@
 //     x N, U, W, K with the answer's literals too; adaptive, cheap-check, boundary and guided draws), less
 //     distribution S: its 2^10 scale overflows exp(x) * exp(-m) where exp(x - m) does not, and such an
 //     exponential_split is a legitimate class-R step (STRATEGIES.md §6: overflow thresholds are not domain
-//     conditions) that S rejected in the dataset itself (bench/RESULTS.md, "Strict equivalence stage").
+//     conditions) that S's cheap-check draws reject on small programs (bench/RESULTS.md, "Strict equivalence
+//     stage"; tests/interp/test_guided.cpp NoGuidedDrawOnAProgramOverTheBudget).
 // Figures (what it catches that S5 misses, what it costs, false rejections on a dataset's own steps):
 // build/bench_strict_equiv.
 #pragma once

@@ -570,9 +570,11 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
       corpus.push_back(std::move(k));
       return 1;
     };
+    // The corpus's seed draws are guided draws too: within the budget (a real workload gets none of them, and with
+    // an empty corpus no mutated draw either).
     for (std::uint64_t s0 : opt.seeds) {
       for (Distribution dist : further) {
-        if (r.has_mismatch || !degenerate.empty()) break;
+        if (r.has_mismatch || !degenerate.empty() || done_before - spent_before + per_draw > opt.guided_budget) break;
         TensorMap in = make_inputs(*A, s0, dist, literals);
         if (opt.fixed) apply_fixed_inputs(in, *opt.fixed);
         ErrLocation at;

@@ -94,7 +94,7 @@ struct EquivOptions {
   /// difference: NaN against a number, an infinity against another value, or, beyond the per-dtype tolerance, more
   /// than 2^-4 of the larger magnitude (with `exact`, any difference); a typed draw's must also show in the untyped
   /// run of the same draw unless it is NaN. Within kCheapCheckBudget statement
-  /// executions (guided_budget). 0 (the library default) turns it off; `steptp equiv`, `apply --verify` and the
+  /// executions (guided_budget), the corpus's seed draws included: a program whose draw costs more gets none. 0 (the library default) turns it off; `steptp equiv`, `apply --verify` and the
   /// fuzzer's mutation check use kCheapGuidedInputs (bench/RESULTS.md, "Guided draws").
   std::uint32_t guided_inputs_if_cheap = 0;
   /// Statement executions the guided draws may spend.
