@@ -26,7 +26,7 @@
 #include "dataset/equiv.hpp"
 #include "dataset/strict_equiv.hpp"
 #include "fuzz/mutate.hpp"
-#include "interp/equivalence.hpp"
+#include "interp/cli_checker.hpp"
 #include "ir/printer.hpp"
 #include "ir/task.hpp"
 
@@ -124,11 +124,7 @@ int main(int argc, char** argv) {
       strict_s += since(t0);
       if (!so.ran) ++strict_skipped;
       // for comparison: the checker of `steptp equiv` (3 seeds x N, U, W, K and its further draws), less S
-      interp::EquivOptions cli;
-      cli.extra_seeds_if_insensitive = interp::kAdaptiveExtraSeeds;
-      cli.extra_seeds_if_cheap = interp::kCheapExtraSeeds;
-      cli.boundary_pairs_if_cheap = interp::kCheapBoundaryPairs;
-      cli.guided_inputs_if_cheap = interp::kCheapGuidedInputs;
+      interp::EquivOptions cli = interp::cli_checker_options();
       cli.skewed_further_draws = false;
       t0 = std::chrono::steady_clock::now();
       const bool cli_ok = interp::check_equivalence(before, m->task, cli).equivalent;

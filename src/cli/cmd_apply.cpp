@@ -19,6 +19,7 @@
 #include "cli/command.hpp"
 #include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
+#include "interp/cli_checker.hpp"
 #include "interp/equivalence.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
@@ -97,14 +98,10 @@ int run_apply(const ApplyOpts& o) {
       rec["class"] = std::string(1, strategy::exactness_letter(a.cls));
       rec["facts"] = a.facts;
       if (o.verify) {
-        interp::EquivOptions eo;
+        interp::EquivOptions eo = interp::cli_checker_options();
         eo.exact = a.cls == strategy::Exactness::Exact;
         eo.max_steps = o.budget.max_steps;
         eo.fixed = fixed;
-        eo.extra_seeds_if_insensitive = interp::kAdaptiveExtraSeeds;
-        eo.extra_seeds_if_cheap = interp::kCheapExtraSeeds;
-        eo.boundary_pairs_if_cheap = interp::kCheapBoundaryPairs;
-        eo.guided_inputs_if_cheap = interp::kCheapGuidedInputs;
         auto r = interp::check_equivalence(t, a.task, eo);
         rec["equivalence"] = nlohmann::json::parse(r.to_json());
         if (!r.equivalent) ++failures;

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/hash.hpp"
-#include "interp/equivalence.hpp"
+#include "interp/cli_checker.hpp"
 
 namespace steptp::dataset {
 
@@ -27,13 +27,9 @@ namespace {
 /// Step 2: interp::check_equivalence with the draws of `steptp equiv`, less distribution S.
 interp::EquivResult full_check(const ir::Task& root, const ir::Task& after, const EquivConfig& c,
                                const std::string& task_key) {
-  interp::EquivOptions eo;
+  interp::EquivOptions eo = interp::cli_checker_options();
   const std::uint64_t s = core::derive(c.master_seed, c.stream, {task_key, "full"}) & ((std::uint64_t{1} << 40) - 1);
   eo.seeds = {s, s + 1, s + 2};
-  eo.extra_seeds_if_insensitive = interp::kAdaptiveExtraSeeds;
-  eo.extra_seeds_if_cheap = interp::kCheapExtraSeeds;
-  eo.boundary_pairs_if_cheap = interp::kCheapBoundaryPairs;
-  eo.guided_inputs_if_cheap = interp::kCheapGuidedInputs;
   eo.skewed_further_draws = false;
   return interp::check_equivalence(root, after, eo);
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <nlohmann/json.hpp>
 
+#include "interp/cli_checker.hpp"
 #include "interp/equivalence.hpp"
 #include "interp/guided.hpp"
 #include "ir/task.hpp"
@@ -18,10 +19,7 @@ using ir::DType;
 
 /// The further draws of `steptp equiv`'s defaults, with `guided` guided draws.
 EquivOptions guided_cli_options(std::uint32_t guided) {
-  EquivOptions o;
-  o.extra_seeds_if_insensitive = kAdaptiveExtraSeeds;
-  o.extra_seeds_if_cheap = kCheapExtraSeeds;
-  o.boundary_pairs_if_cheap = kCheapBoundaryPairs;
+  EquivOptions o = cli_checker_options();
   o.guided_inputs_if_cheap = guided;
   return o;
 }
