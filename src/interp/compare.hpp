@@ -46,4 +46,10 @@ inline constexpr double kRoundingAllowanceFactor = 4.0;
 /// (throws std::invalid_argument otherwise). Units: those of the output's values.
 std::vector<double> rounding_allowance(const std::vector<double>& rounded, const std::vector<double>& exact);
 
+/// κ·ρ of rounding_allowance: the rounding error level of a whole output (0 when no pair is finite). The
+/// equivalence checker's typed runs allow a candidate this much of its own rounding besides the original's
+/// allowance: a class-R rewrite changes the rounding points (STRATEGIES.md §6), so where the original happens to
+/// be exact (a copy) the candidate's reassociated sum still rounds. Sizes must match (std::invalid_argument).
+double rounding_level(const std::vector<double>& rounded, const std::vector<double>& exact);
+
 }  // namespace steptp::interp

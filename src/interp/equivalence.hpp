@@ -147,8 +147,15 @@ struct EquivResult {
 
 /// Checks `candidate` against `original`. Never throws for program defects (they become E502/E503 results);
 /// throws std::invalid_argument when `opt.fixed` does not fit the original's known buffers (check_fixed_inputs).
-/// With `opt.typed`, an element outside the per-dtype tolerance is judged again with the rounding allowance of
-/// §11 step 4b, from an extra f64 run of the original on the same draw (run only for draws with such elements).
+/// In a typed run (`opt.typed`, or the typed runs of the further draws), a float element outside the per-dtype
+/// tolerance is judged again from f64 runs of both programs on the same draw (run only for draws with such
+/// elements): within the original's rounding allowance of §11 step 4b plus the candidate's rounding level
+/// (rounding_level: a class-R rewrite rounds at other points, STRATEGIES.md §6), or, where a typed value is
+/// infinite or NaN and its own program's f64 value is finite (an overflow of the declared types), on the two f64
+/// values. On a draw with a float input above 2^9 in magnitude, an element infinite or NaN in one program only is
+/// not judged (§6 range rule; counted in the message). A typed run's degenerate output (§11 step 5) counts only
+/// when the f64 runs show it too, and an original output within 2^-10 of the tolerance of zero counts as zero.
+/// Integer and bool elements are compared exactly in every run. Sources: bench/RESULTS.md, "Checker specificity".
 EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidate, const EquivOptions& opt = {});
 
 /// Per-dtype tolerances (rtol, atol) of LEIR.md §11.

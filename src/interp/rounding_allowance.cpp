@@ -8,11 +8,14 @@
 
 namespace steptp::interp {
 
-std::vector<double> rounding_allowance(const std::vector<double>& rounded, const std::vector<double>& exact) {
+namespace {
+
+/// Per-element errors |rounded_i - exact_i| (0 where a value is not finite) and their RMS over the finite pairs.
+double rounding_errors(const std::vector<double>& rounded, const std::vector<double>& exact, std::vector<double>& err) {
   if (rounded.size() != exact.size())
     throw std::invalid_argument("rounding_allowance: " + std::to_string(rounded.size()) + " rounded values but " +
                                 std::to_string(exact.size()) + " exact ones");
-  std::vector<double> err(rounded.size(), 0.0);
+  err.assign(rounded.size(), 0.0);
   double peak = 0;
   std::size_t n = 0;
   for (std::size_t i = 0; i < err.size(); ++i) {
@@ -25,11 +28,23 @@ std::vector<double> rounding_allowance(const std::vector<double>& rounded, const
   double sum_sq = 0;
   if (peak > 0)
     for (std::size_t i = 0; i < err.size(); ++i) sum_sq += (err[i] / peak) * (err[i] / peak);
-  const double rho = n && peak > 0 ? peak * std::sqrt(sum_sq / static_cast<double>(n)) : 0.0;
+  return n && peak > 0 ? peak * std::sqrt(sum_sq / static_cast<double>(n)) : 0.0;
+}
+
+}  // namespace
+
+std::vector<double> rounding_allowance(const std::vector<double>& rounded, const std::vector<double>& exact) {
+  std::vector<double> err;
+  const double rho = rounding_errors(rounded, exact, err);
   for (std::size_t i = 0; i < err.size(); ++i)
     if (std::isfinite(rounded[i]) && std::isfinite(exact[i]))
       err[i] = kRoundingAllowanceFactor * std::max(err[i], rho);
   return err;
+}
+
+double rounding_level(const std::vector<double>& rounded, const std::vector<double>& exact) {
+  std::vector<double> err;
+  return kRoundingAllowanceFactor * rounding_errors(rounded, exact, err);
 }
 
 }  // namespace steptp::interp

@@ -242,14 +242,14 @@ TEST(Guided, NoGuidedDrawOnAProgramOverTheBudget) {
   EXPECT_TRUE(r.equivalent) << r.message;
   EXPECT_EQ(r.guided_inputs, 0u);
   EXPECT_EQ(r.message.find("guided"), std::string::npos) << r.message;
-  // the same pair at 64 elements is cheap: its further draws include S, whose 2^10 scale overflows the split (a
-  // known limit of `steptp equiv`'s S draws on small programs; eval's strict stage draws no S)
+  // the same pair at 64 elements is cheap: its further draws include S, whose 2^10 scale overflows the split in f64
+  // (STRATEGIES.md §6 range rule: those elements are not judged; test_checker_specificity.cpp)
   const std::vector<ir::KnownBuffer> small{in("A", {64}), in("C", {64}), out("D", {64})};
   auto ts = make_task("L^{64}_{a=0}[D^{f32,g}_{a}=exp(A^{f32,g}_{a}-C^{f32,g}_{a});];", small);
   auto ms = make_task("L^{64}_{a=0}[D^{f32,g}_{a}=exp(A^{f32,g}_{a})*exp(0.0-C^{f32,g}_{a});];", small);
   const EquivResult rs = check_equivalence(ts, ms, guided_cli_options(kCheapGuidedInputs));
-  EXPECT_FALSE(rs.equivalent);
-  EXPECT_NE(rs.message.find(", S"), std::string::npos) << rs.message;
+  EXPECT_TRUE(rs.equivalent) << rs.message;
+  EXPECT_GT(rs.guided_inputs, 0u);
 }
 
 // Strategy candidates of the fuzzer's programs 68, 197 and 217 (class R: additive_split, reduction_factorization)
