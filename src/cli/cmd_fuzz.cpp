@@ -75,9 +75,9 @@ int fuzz_cmd(FuzzArgs& a) {
     if (f.seconds < next) return;
     next = f.seconds + a.progress_every;
     std::cerr << fmt::format("fuzz: {:.0f}s {} programs, {} candidates, {} chain steps, {} failures, {} mutant misses, "
-                             "{:.1f} exec/s\n",
+                             "{} checker false rejections, {:.1f} exec/s\n",
                              f.seconds, f.programs, f.candidates, f.chain_steps, f.failures(), f.mutant_misses(),
-                             f.seconds > 0 ? double(f.executions()) / f.seconds : 0.0);
+                             f.checker_false_rejections, f.seconds > 0 ? double(f.executions()) / f.seconds : 0.0);
   };
   fuzz::FuzzResult r = fuzz::run_fuzz(a.run, a.opt, progress);
   nlohmann::json j = r.figures.to_json();
@@ -97,6 +97,10 @@ int fuzz_cmd(FuzzArgs& a) {
     fl.push_back({{"check", f.check}, {"strategy", f.strategy}, {"seed", f.seed}, {"detail", f.detail}, {"file", f.file}});
   j["failure_list"] = fl;
   j["mutant_miss_list"] = r.misses;
+  nlohmann::json frl = nlohmann::json::array();
+  for (const auto& f : r.false_rejections)
+    frl.push_back({{"strategy", f.strategy}, {"seed", f.seed}, {"detail", f.detail}, {"file", f.file}});
+  j["checker_false_rejection_list"] = frl;
   const std::string summary = (std::filesystem::path(a.out) / "fuzz_summary.json").string();
   try {
     ir::write_file_atomic(summary, j.dump(2) + "\n");
@@ -104,9 +108,10 @@ int fuzz_cmd(FuzzArgs& a) {
     return fail(e.what());
   }
   const auto& f = r.figures;
-  std::cout << fmt::format("{} programs ({} valid, {} round trips), {} C lowerings, {} strategy candidates, {} chain "
-                           "steps in {:.1f}s ({:.1f} exec/s)\n",
-                           f.programs, f.validated, f.roundtrips, f.lowerings, f.candidates, f.chain_steps, f.seconds,
+  std::cout << fmt::format("{} programs ({} valid, {} round trips), {} C lowerings, {} strategy candidates ({} also "
+                           "by the mutation checker), {} chain steps in {:.1f}s ({:.1f} exec/s)\n",
+                           f.programs, f.validated, f.roundtrips, f.lowerings, f.candidates, f.checker_candidates,
+                           f.chain_steps, f.seconds,
                            f.seconds > 0 ? double(f.executions()) / f.seconds : 0.0);
   std::cout << fmt::format("failures: {}", f.failures());
   for (const auto& [k, n] : f.failures_by_check) std::cout << fmt::format(" {}={}", k, n);
@@ -114,8 +119,11 @@ int fuzz_cmd(FuzzArgs& a) {
   for (const auto& [k, m] : f.mutants)
     std::cout << fmt::format(" {} {}/{} rejected ({} equivalent, {} missed);", k, m.rejected, m.generated, m.equivalent,
                              m.missed);
-  std::cout << "\nsummary: " << summary << "\n";
-  return f.failures() == 0 && f.mutant_misses() == 0 ? 0 : 1;
+  std::cout << "\n";
+  std::cout << fmt::format("checker: {} false rejection(s) of {} legitimate candidates\n", f.checker_false_rejections,
+                           f.checker_candidates);
+  std::cout << "summary: " << summary << "\n";
+  return f.failures() == 0 && f.mutant_misses() == 0 && f.checker_false_rejections == 0 ? 0 : 1;
 }
 
 const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
@@ -124,8 +132,10 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
       "fuzz",
       "Differential fuzzing on random valid LEIR tasks: print/parse round trip, validator, C lowering against the "
       "interpreter, every strategy's sampled candidates and random 5-step chains checked for equivalence, and "
-      "semantic mutants that the equivalence checker must reject. Failures are minimised into DIR/regressions/; "
-      "figures go to DIR/fuzz_summary.json. Exit 0 iff no failure and no mutant miss.");
+      "semantic mutants that the equivalence checker must reject, while accepting the legitimate candidates. "
+      "Failures are minimised into DIR/regressions/, missed mutants go to DIR/mutant_misses/ and legitimate "
+      "candidates the checker rejected to DIR/checker_false_rejections/; figures go to DIR/fuzz_summary.json. Exit 0 "
+      "iff no failure, no mutant miss and no false rejection.");
   sub->add_option("--seed", a->run.seed, "first generator seed (program i uses seed+i)")->default_val(0);
   sub->add_option("--programs", a->run.programs, "stop after N programs (0: no limit)")->default_val(100);
   sub->add_option("--time-limit", a->run.time_limit, "stop after SECONDS of wall-clock time (0: no limit)")->default_val(0);
@@ -139,6 +149,12 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
   sub->add_option("--max-stages", a->opt.gen.max_steps, "top-level computation stages per generated task (each one or two top-level nests)")->default_val(4);
   sub->add_option("--max-depth", a->opt.gen.max_depth, "expression depth of generated values")->default_val(3);
   sub->add_flag("--no-mutants", a->no_mutants, "skip the mutation check of the equivalence checker");
+  sub->add_option("--checker-candidates", a->opt.checker_candidates,
+                  "mutation check, other side: per program, the first N strategy candidates that the dataset's check "
+                  "accepted are checked again by the checker under test, which must accept them (a rejection is a "
+                  "failure of check \"checker\"); 0: off")
+      ->default_val(2)
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--checker-seeds", a->opt.checker_seeds,
                   "mutation check: seeds 0..N-1 of the equivalence checker under test")
       ->default_val(3)

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include "core/json_text.hpp"
 #include "core/rng.hpp"
@@ -147,9 +148,20 @@ Outcome check_candidate(const strategy::StrategyInfo& s, const Task& t, const st
 
 dataset::Reference reference(const Task& t) { return dataset::make_reference(t, task_hash_hex(t), equiv_config()); }
 
-/// Candidates of `s` at `t` (sampled to `cap` with `seed`), each checked; the first error, "" if none.
+/// The check "checker": candidates that the dataset's check accepted, checked again by the mutation check's checker
+/// (mutation_checker), which must accept them too. `left` counts down the candidates still to check; `error` keeps
+/// the first rejection.
+struct Recheck {
+  const DiffOptions* opt = nullptr;
+  std::size_t left = 0;
+  std::string error;
+};
+
+/// Candidates of `s` at `t` (sampled to `cap` with `seed`), each checked; the first error, "" if none. With
+/// `recheck`, accepted candidates are also checked by the mutation checker while recheck->left > 0.
 std::string strategy_error(const strategy::StrategyInfo& s, const Task& t, const dataset::Reference& ref,
-                           std::size_t cap, std::uint64_t seed, Figures* fig, std::string* enumerate_error) {
+                           std::size_t cap, std::uint64_t seed, Figures* fig, std::string* enumerate_error,
+                           Recheck* recheck = nullptr) {
   std::vector<strategy::Candidate> cands;
   try {
     std::vector<strategy::Site> sites = strategy::locked_enumerate(s, t);
@@ -169,6 +181,14 @@ std::string strategy_error(const strategy::StrategyInfo& s, const Task& t, const
       fig->candidates_declined += o.declined;
     }
     if (!o.error.empty()) return o.error;
+    if (recheck && recheck->left > 0 && recheck->error.empty() && !o.declined) {
+      --recheck->left;
+      if (fig) ++fig->checker_candidates;
+      const auto r = interp::check_equivalence(t, o.result, mutation_checker(*recheck->opt));
+      if (!r.equivalent)
+        recheck->error = c.id() + " (class " + std::string(1, strategy::exactness_letter(o.cls)) +
+                         ", accepted by the dataset's check): " + r.message + " -> " + cut(print_program(o.result.program));
+    }
   }
   return "";
 }
@@ -325,6 +345,10 @@ nlohmann::json Figures::to_json() const {
           {"strategies_enumerated", strategies_enumerated},
           {"strategy_candidates_checked", candidates},
           {"strategy_candidates_declined", candidates_declined},
+          {"checker_candidates_checked", checker_candidates},
+          {"checker_false_rejections", checker_false_rejections},
+          {"checker_false_rejection_rate",
+           checker_candidates ? double(checker_false_rejections) / double(checker_candidates) : 0.0},
           {"chains", chains},
           {"chain_steps", chain_steps},
           {"failures", failures()},
@@ -373,14 +397,19 @@ std::vector<Failure> check_program(const Task& t, std::uint64_t seed, bool gener
   const auto reg = strategy::registry();
   std::size_t budget = std::size_t(std::max(0, opt.candidates_per_program));
   const std::size_t first = std::size_t(seed % reg.size());
+  Recheck recheck{&opt, std::size_t(std::max(0, opt.checker_candidates)), ""};
   for (std::size_t i = 0; i < reg.size(); ++i) {
     const auto& s = reg[(first + i) % reg.size()];
     const std::int64_t before = fig.candidates;
     std::string enum_err;
     const std::size_t cap = std::min<std::size_t>(budget, std::size_t(std::max(0, opt.candidates_per_strategy)));
-    std::string e = strategy_error(s, t, ref, cap, seed + i, &fig, &enum_err);
+    std::string e = strategy_error(s, t, ref, cap, seed + i, &fig, &enum_err, &recheck);
     if (!enum_err.empty()) fail("enumerate", std::string(s.name), enum_err, t);
     if (!e.empty()) fail("candidate", std::string(s.name), e, t);
+    if (!recheck.error.empty()) {  // a false rejection: the checker's defect, counted apart from the failures
+      out.push_back(failure("checker", std::string(s.name), std::exchange(recheck.error, ""), seed, t));
+      ++fig.checker_false_rejections;
+    }
     budget -= std::min<std::size_t>(budget, std::size_t(fig.candidates - before));
   }
   if (opt.chain_steps > 0) {
@@ -418,8 +447,9 @@ std::string check_error(const Task& t, const std::string& check, const std::stri
     const strategy::StrategyInfo* s = strategy::find(strategy);
     if (!s) return "";
     std::string enum_err;
-    std::string e = strategy_error(*s, t, ref, 64, 0, nullptr, &enum_err);
-    return check == "enumerate" ? enum_err : e;
+    Recheck recheck{&opt, check == "checker" ? std::size_t(64) : 0, ""};
+    std::string e = strategy_error(*s, t, ref, 64, 0, nullptr, &enum_err, &recheck);
+    return check == "enumerate" ? enum_err : check == "checker" ? recheck.error : e;
   } catch (const std::exception&) {
     return "";
   }
@@ -470,8 +500,15 @@ FuzzResult run_fuzz(const FuzzRun& run, const DiffOptions& opt, const std::funct
     const bool lower = opt.lower_every > 0 && i % opt.lower_every == 0;
     auto fails = check_program(t, seed, true, lower, opt, r.figures, r.misses);
     for (auto& f : fails) {
-      if (minimised[f.check + "/" + f.strategy]++ < 2) minimize_and_write(f, opt);
-      r.failures.push_back(std::move(f));
+      const bool rejection = f.check == "checker";
+      if (minimised[f.check + "/" + f.strategy]++ < 2) {
+        DiffOptions where = opt;  // false rejections go next to the mutant misses
+        if (rejection && !opt.regressions_dir.empty())
+          where.regressions_dir =
+              (std::filesystem::path(opt.regressions_dir).parent_path() / "checker_false_rejections").string();
+        minimize_and_write(f, where);
+      }
+      (rejection ? r.false_rejections : r.failures).push_back(std::move(f));
     }
     r.figures.seconds = elapsed();
     if (progress) progress(r.figures);

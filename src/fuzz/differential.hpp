@@ -10,7 +10,13 @@
 //              dataset's numeric check (dataset::check_against on dataset::make_reference draws);
 //  chain       a chain of random strategy steps (strategy::locked_legal_sites) stays equivalent to the root;
 //  mutants     each semantic mutation (mutate.hpp) is rejected by interp::check_equivalence; an accepted mutant is
-//              re-checked on 32 seeds, untyped and typed: still equivalent counts as truly equivalent, else a miss.
+//              re-checked by a second method (confirmed_equivalent): still equivalent counts as truly equivalent,
+//              else a miss.
+//  checker     the other side of the mutation check: the first checker_candidates candidates of a program that the
+//              dataset's check accepted must be accepted by the mutation check's checker too (a checker that
+//              rejects legitimate steps would reach any mutant rejection rate); a rejection is a false rejection,
+//              the checker's defect like a mutant miss: counted apart from the failures, minimised, and written to
+//              <regressions_dir>/../checker_false_rejections/.
 // Failures are minimised (minimize.hpp) and written as regression files; see write_regression().
 #pragma once
 #include <cstdint>
@@ -44,6 +50,9 @@ struct DiffOptions {
   int candidates_per_program = 30;   // sampled candidates per program, over all strategies
   int chain_steps = 5;               // 0: no chain
   bool mutants = true;
+  /// Check "checker" (also with --no-mutants): per program, this many candidates that passed the candidate check are
+  /// checked again by mutation_checker, which must accept them; 0: off.
+  int checker_candidates = 2;
   /// The equivalence checker under test in the mutation check: its seeds (0..checker_seeds-1) and
   /// distributions (default: LEIR.md §11's defaults, 3 seeds x N, U, W, K), adaptive and cheap-check draws (with
   /// distribution S) and boundary draws as `steptp equiv`. The second method that recognises truly equivalent
@@ -95,6 +104,8 @@ struct MutantFigures {
 struct Figures {
   std::int64_t programs = 0, validated = 0, roundtrips = 0, lowerings = 0, lower_texts = 0;
   std::int64_t strategies_enumerated = 0, candidates = 0, candidates_declined = 0, chains = 0, chain_steps = 0;
+  std::int64_t checker_candidates = 0;        // candidates checked again by the mutation checker (check "checker")
+  std::int64_t checker_false_rejections = 0;  // of them, rejected: not counted in failures_by_check
   std::map<std::string, std::int64_t> failures_by_check;
   std::map<std::string, MutantFigures> mutants;  // by mutation_name()
   double seconds = 0;
@@ -105,13 +116,13 @@ struct Figures {
 };
 
 /// Runs every check on `t` (generated from `seed` when `generated`; lower_c only when `lower`), adding to `fig`.
-/// Returns the failures, not yet minimised; mutant misses ("kind: site") are appended to `misses`. Never throws.
+/// Returns the failures (and the false rejections of check "checker"), not yet minimised; mutant misses ("kind: site") are appended to `misses`. Never throws.
 std::vector<Failure> check_program(const ir::Task& t, std::uint64_t seed, bool generated, bool lower,
                                    const DiffOptions& opt, Figures& fig, std::vector<std::string>& misses);
 
-/// The failure of check `check` (as named above; for candidate/enumerate failures restricted to `strategy`, with
-/// every candidate up to 64; the chain drawn from `seed`) on `t`, or "" when it passes. The minimisation predicate
-/// and the regression replay. Never throws.
+/// The failure of check `check` (as named above; for candidate/enumerate/checker failures restricted to `strategy`,
+/// with every candidate up to 64; the chain drawn from `seed`) on `t`, or "" when it passes. The minimisation
+/// predicate and the regression replay. Never throws.
 std::string check_error(const ir::Task& t, const std::string& check, const std::string& strategy, std::uint64_t seed,
                         const DiffOptions& opt);
 
@@ -132,6 +143,7 @@ struct FuzzResult {
   Figures figures;
   std::vector<Failure> failures;
   std::vector<std::string> misses;   // "kind: site (seed)" of every mutant miss
+  std::vector<Failure> false_rejections;  // check "checker": legitimate candidates the mutation checker rejected
 };
 
 /// The fuzz loop: tasks generate_task(run.seed + i), i = 0, 1, ... until a limit; failures are minimised and written

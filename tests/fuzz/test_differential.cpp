@@ -216,6 +216,34 @@ TEST(FuzzMinimize, ShrinksToTheStatementsThePredicateNeeds) {
   EXPECT_GT(r.accepted, 0);
 }
 
+// Check "checker" on the known limit of tests/interp/checker_false_rejections/compute_inline_100102.json: a
+// compute_inline whose bool output an f32 underflow flips in the original only. The check finds it, and the
+// minimiser shrinks the program while some compute_inline candidate is still rejected.
+TEST(FuzzDifferential, CheckerCheckFindsAndMinimisesAFalseRejection) {
+  std::ifstream in(fs::path(STEPTP_SOURCE_DIR) / "tests" / "interp" / "checker_false_rejections" /
+                   "compute_inline_100102.json");
+  const auto j = nlohmann::json::parse(in);
+  Failure f;
+  f.check = "checker";
+  f.strategy = "compute_inline";
+  f.task = ir::parse_task(j.at("original").dump());
+  DiffOptions opt;
+  const std::string e = check_error(f.task, "checker", "compute_inline", 0, opt);
+  EXPECT_NE(e.find("accepted by the dataset's check"), std::string::npos) << e;
+  EXPECT_NE(e.find("typed: candidate 1 vs original 0"), std::string::npos) << e;
+  EXPECT_EQ(check_error(f.task, "checker", "loop_reorder", 0, opt), "");
+  opt.minimize_seconds = 20;
+  opt.regressions_dir = (fs::temp_directory_path() / "steptp_fuzz_test_checker").string();
+  fs::remove_all(opt.regressions_dir);
+  minimize_and_write(f, opt);
+  ASSERT_TRUE(fs::exists(f.file));
+  EXPECT_LT(task_size(f.task), task_size(ir::parse_task(j.at("original").dump())));
+  const Failure back = read_regression(f.file);
+  EXPECT_EQ(back.check, "checker");
+  EXPECT_NE(check_error(back.task, "checker", "compute_inline", 0, opt), "");
+  fs::remove_all(opt.regressions_dir);
+}
+
 TEST(FuzzDifferential, ShortRunWithoutCompiler) {
   DiffOptions opt;
   opt.lower_every = 0;
@@ -229,6 +257,13 @@ TEST(FuzzDifferential, ShortRunWithoutCompiler) {
   EXPECT_EQ(r.figures.roundtrips, 12);
   EXPECT_EQ(r.figures.lowerings, 0);
   EXPECT_GT(r.figures.candidates, 0);
+  // check "checker": two accepted candidates per program are checked again by the mutation checker, which must
+  // accept them
+  EXPECT_GT(r.figures.checker_candidates, 12);
+  EXPECT_LE(r.figures.checker_candidates, 24);
+  for (const auto& f : r.false_rejections) ADD_FAILURE() << "checker false rejection: " << f.strategy << ": " << f.detail;
+  EXPECT_EQ(r.figures.checker_false_rejections, 0);
+  EXPECT_EQ(r.figures.to_json()["checker_candidates_checked"], r.figures.checker_candidates);
 }
 
 TEST(FuzzDifferentialSlow, ShortSeededRunWithCLowering) {
@@ -243,6 +278,9 @@ TEST(FuzzDifferentialSlow, ShortSeededRunWithCLowering) {
   // output); such misses are reported, and must stay rare.
   for (const auto& m : r.misses) std::cerr << "mutant miss: " << m << "\n";
   EXPECT_GE(fig.to_json()["mutant_rejection_rate"].get<double>(), 0.9);
+  // and the same checker accepts the legitimate candidates it is shown (check "checker")
+  for (const auto& f : r.false_rejections) ADD_FAILURE() << "checker false rejection: " << f.strategy << ": " << f.detail;
+  EXPECT_GE(fig.checker_candidates, n);
   EXPECT_EQ(fig.programs, n);
   EXPECT_EQ(fig.validated, n);
   EXPECT_EQ(fig.lowerings, n / 3);
