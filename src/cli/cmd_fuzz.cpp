@@ -183,7 +183,7 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
                 "distribution S (to measure what S adds)");
   sub->add_option("--judge-seeds", a->opt.judge_seeds,
                   "mutation check: seeds of the second method that confirms a mutant the checker accepted as "
-                  "equivalent (seeds 1000.. x NUWKS, untyped and typed, each with 128 boundary pairs)")
+                  "equivalent (seeds 1000.. x NUWKS, untyped and typed, each with 128 boundary pairs and 2048 guided draws)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
   sub->add_flag("--no-minimize", a->no_minimize, "write failing tasks without delta-debugging them");

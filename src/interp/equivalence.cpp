@@ -361,7 +361,7 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
       std::vector<double> allowance;
       double level_a = -1;  // the candidate's rounding level on this output (rounding_level), once computed
       for (std::size_t e = 0; e < tb.data.size(); ++e) {
-        double a = ta.data[e], b = tb.data[e];
+        const double a = ta.data[e], b = tb.data[e];
         ErrLocation loc = at;
         loc.typed = ro.typed;
         loc.output = k.name;

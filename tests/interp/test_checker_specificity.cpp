@@ -23,7 +23,8 @@ using ir::DType;
 /// one order and to 0 in the other, an output made constant by f16 rounding; and one fuzzer mutant whose only
 /// difference is an overflow) is accepted now, except the one marked "still_rejected" (a bool that an f32 underflow
 /// flipped, the known limit).
-TEST(CheckerSpecificity, AcceptsTheLegitimateStepsItOnceRejected) {
+// Slow (about a minute under ASan): runs in `make unit` only; the rules' own tests below run under ASan too.
+TEST(CheckerSpecificitySlow, AcceptsTheLegitimateStepsItOnceRejected) {
   const std::filesystem::path dir =
       std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "interp" / "checker_false_rejections";
   int n = 0, still = 0;
