@@ -151,8 +151,8 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
   sub->add_flag("--no-mutants", a->no_mutants, "skip the mutation check of the equivalence checker");
   sub->add_option("--checker-candidates", a->opt.checker_candidates,
                   "mutation check, other side: per program, the first N strategy candidates that the dataset's check "
-                  "accepted are checked again by the checker under test, which must accept them (a rejection is a "
-                  "failure of check \"checker\"); 0: off")
+                  "accepted are checked again by the checker under test, which must accept them (a rejection is a false "
+                  "rejection, minimised into DIR/checker_false_rejections/; it makes the exit status 1); 0: off")
       ->default_val(2)
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--checker-seeds", a->opt.checker_seeds,

@@ -19,6 +19,16 @@ TEST(RoundingAllowance, HandComputed) {
   EXPECT_NEAR(a[2], 4 * 0.28867513459481287, 1e-12);
 }
 
+TEST(RoundingAllowance, RoundingLevelIsKappaTimesTheRmsOverFinitePairs) {
+  // the same errors as above: 4 * rho, one value for the whole output
+  EXPECT_NEAR(rounding_level({1.0, 2.0, 3.0}, {1.0, 2.5, 3.0}), 4 * 0.28867513459481287, 1e-12);
+  // an infinite and a NaN pair do not enter it: finite errors 0 and 0.5 -> rho = sqrt(0.25/2)
+  EXPECT_NEAR(rounding_level({INFINITY, 1.0, NAN, 1.0}, {1.0, 1.0, 2.0, 1.5}), 4 * 0.35355339059327373, 1e-12);
+  EXPECT_EQ(rounding_level({1.0, 2.0}, {1.0, 2.0}), 0.0);
+  EXPECT_EQ(rounding_level({}, {}), 0.0);
+  EXPECT_THROW(rounding_level({1.0}, {1.0, 2.0}), std::invalid_argument);
+}
+
 TEST(RoundingAllowance, NonFinitePairsGetNoneAndDoNotEnterRho) {
   const double inf = INFINITY, nan = NAN;
   const auto a = rounding_allowance({inf, nan, 1.0, 1.0}, {inf, nan, 1.0, 1.5});
