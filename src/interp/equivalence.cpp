@@ -81,6 +81,16 @@ std::string element(const Tensor& t, const std::string& name, std::int64_t flat)
 /// that the original does not.
 constexpr double kExpOverflowF64 = 0x1.0p9;
 
+/// The draw `in` with every float input of magnitude above `bound` set to +-bound (integers, bools and NaN kept):
+/// where the range rule leaves a difference unjudged, the same draw without the values that reach exp's overflow.
+TensorMap clamp_float_inputs(TensorMap in, double bound) {
+  for (auto& [name, t] : in)
+    if (ir::is_float(t.dtype))
+      for (double& v : t.data)
+        if (std::fabs(v) > bound) v = std::copysign(bound, v);
+  return in;
+}
+
 struct Props {
   bool zeros = true, nans = true, constant = true;
 };
@@ -181,9 +191,10 @@ std::optional<std::pair<double, double>> bisect_edge(const Interpreter& prog, co
 }  // namespace
 
 std::string draw_label(const ErrLocation& at) {
-  if (at.guided >= 0) return "guided draw " + std::to_string(at.guided) + " of seed " + std::to_string(at.seed);
-  std::string s = "seed " + std::to_string(at.seed) + ", " + distribution_name(at.dist);
-  if (at.t >= 0) s += std::string("->") + distribution_name(at.to) + " at t=" + fmt_num(at.t);
+  std::string s = at.guided >= 0 ? "guided draw " + std::to_string(at.guided) + " of seed " + std::to_string(at.seed)
+                                  : "seed " + std::to_string(at.seed) + ", " + distribution_name(at.dist);
+  if (at.guided < 0 && at.t >= 0) s += std::string("->") + distribution_name(at.to) + " at t=" + fmt_num(at.t);
+  if (at.clamped > 0) s += ", float inputs clamped to " + fmt_num(at.clamped);
   return s;
 }
 
@@ -200,6 +211,7 @@ std::string EquivResult::to_json() const {
       j["guided"] = l.guided;
     }
     if (l.typed) j["typed"] = true;
+    if (l.clamped > 0) j["clamped"] = l.clamped;
     return j;
   };
   nlohmann::json j{{"equivalent", equivalent},
@@ -294,7 +306,11 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
   // `at` says where the draw came from; the original's outputs are left in `ob`, the candidate's in `oa`.
   std::uint64_t draws = 0;  // run_on calls so far (for the cost of a further seed)
   std::uint64_t overflow_unjudged = 0;  // elements left unjudged by the f64 range rule (for the message)
-  auto run_on = [&](const TensorMap& in, const ErrLocation& at, TensorMap& ob, TensorMap& oa) -> bool {
+  std::uint64_t typed_flips = 0;        // integer/bool elements flipped by typed rounding only (for the message)
+  std::uint64_t range_flips = 0;        // integer/bool elements judged on the clamped draw instead (for the message)
+  // judge_draw does run_on's work for one draw; `clamp` is set when an integer or bool output differs on a draw near
+  // exp's f64 overflow point (the range rule's case for a comparison), which run_on then judges clamped.
+  auto judge_draw = [&](const TensorMap& in, const ErrLocation& at, TensorMap& ob, TensorMap& oa, bool& clamp) -> bool {
     ++draws;
     const std::string where = draw_label(at) + (ro.typed && !opt.typed ? ", typed" : "");
     try {
@@ -316,9 +332,13 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
     // is excused on both sides: the original's allowance (§11 step 4b, per element) plus the candidate's own
     // rounding level (rounding_level); a typed infinity or NaN whose own program's f64 value is finite is an
     // overflow (or an underflow into 0/0) of the declared types and is judged on the two f64 values (overflow
-    // thresholds are not domain conditions). Integer and bool elements stay exact: a comparison that only the
-    // declared types' rounding flips (an f32 product underflowing to 0) is still a mismatch, as are the mutants whose
-    // f64 difference lies in a narrow band (exp(0-|A|)>0 against exp(1-|A|)>0) and shows first in a typed run.
+    // thresholds are not domain conditions).
+    // An integer or bool element compares values: one that differs in a typed run while both programs' f64 runs
+    // agree on it is a comparison that the declared types' rounding flipped (an f32 store of exp(-C) that
+    // underflows to 0, a sign test of an f16 product that underflows), a class-R effect: not judged. One that
+    // differs on a draw near exp's f64 overflow point (an f64 exp that underflows: exp(0-|A|)>0 against
+    // exp(1-|A|)>0 at |A| = 745.5) is judged again on the same draw with its float inputs clamped to 2^9, where
+    // a difference that does not need the overflow point still shows (clamp_float_inputs).
     TensorMap exact, exact_a;
     bool exact_a_failed = false;
     RunOptions f64 = ro;
@@ -386,6 +406,19 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
             }
             match = overflow ? elements_match(ja, jb, k.dtype, opt.rtol_scale)
                              : elements_match(a, b, k.dtype, opt.rtol_scale, allowance[e] + level_a);
+          } else if (!match && !ir::is_float(k.dtype)) {
+            if (ro.typed) {
+              if (!f64_runs()) return false;
+              if (!exact_a_failed && same_value(exact.at(k.name).data[e], exact_a.at(k.name).data[e])) {
+                match = true;
+                ++typed_flips;
+              }
+            }
+            if (!match && beyond_exp_overflow()) {
+              match = true;
+              ++range_flips;
+              clamp = true;
+            }
           }
           // STRATEGIES.md §6 range rule, in f64: on a draw that can overflow exp in f64, a value that is infinite or
           // NaN in one program and not the same in the other is an overflow threshold the rewrite moved (exp(x-m)
@@ -428,14 +461,27 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
           if (!exact_a_failed) what = degenerate_kind(exact_a.at(k.name), exact.at(k.name));
         }
         // All NaN on a draw near exp's f64 overflow point is the range rule's case for a whole output (an exp that
-        // underflowed to 0 and then divided, D/D*D against D): not judged either.
-        if (what && std::string_view(what) == "all NaN" && beyond_exp_overflow()) what = nullptr;
+        // underflowed to 0 and then divided, D/D*D against D): not judged either. An integer or bool output made
+        // constant or zero there is judged on the clamped draw, as its elements are.
+        if (what && beyond_exp_overflow() && (std::string_view(what) == "all NaN" || !ir::is_float(k.dtype))) {
+          clamp = clamp || !ir::is_float(k.dtype);
+          what = nullptr;
+        }
         if (what)
           degenerate = "candidate output " + k.name + " is " + what + " on " + where + " while the original's is not";
       }
     }
     track(ob);
     return true;
+  };
+  auto run_on = [&](const TensorMap& in, const ErrLocation& at, TensorMap& ob, TensorMap& oa) -> bool {
+    bool clamp = false;
+    if (!judge_draw(in, at, ob, oa, clamp)) return false;
+    if (!clamp) return true;
+    ErrLocation near = at;
+    near.clamped = kExpOverflowF64;
+    TensorMap cb, ca;
+    return judge_draw(clamp_float_inputs(in, kExpOverflowF64), near, cb, ca, clamp);
   };
   auto run_draw = [&](std::uint64_t seed, Distribution dist) -> bool {
     TensorMap in = make_inputs(*A, seed, dist, literals);
@@ -684,6 +730,13 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
   if (overflow_unjudged)
     added += std::string(added.empty() ? "" : "; ") + std::to_string(overflow_unjudged) +
              " element(s) infinite or NaN in one program only on draws near exp's f64 overflow point, not judged";
+  if (typed_flips)
+    added += std::string(added.empty() ? "" : "; ") + std::to_string(typed_flips) +
+             " integer or bool element(s) flipped by the declared types' rounding only (equal in f64), not judged";
+  if (range_flips)
+    added += std::string(added.empty() ? "" : "; ") + std::to_string(range_flips) +
+             " integer or bool element(s) differing on draws near exp's f64 overflow point, judged with the float "
+             "inputs clamped to 2^9";
   if (!degenerate.empty()) return fail("E505", degenerate);
   if (r.has_mismatch) {
     const auto& m = r.first_mismatch;

@@ -122,12 +122,15 @@ struct ErrLocation {
   /// seed `seed`; -1 for every other draw.
   std::int64_t guided = -1;
   bool typed = false;          // the runs were typed (RunOptions::typed: §8.2 precision)
+  /// > 0: the draw with its float inputs clamped to +-clamped (2^9), where an integer or bool difference found on a
+  /// draw near exp's f64 overflow point is judged (the range rule, check_equivalence); 0 for every other draw.
+  double clamped = 0;
   double a = 0, b = 0;         // candidate, original
 };
 
 /// "seed 4, S" for a draw, "seed 4, N->S at t=0.2031326" for a boundary draw (ErrLocation::t >= 0), "guided draw 37
-/// of seed 67" for a guided draw (ErrLocation::guided >= 0). The verdict's
-/// message adds ", typed" for a typed run of an untyped check (the cheap checks' and boundary draws' typed runs).
+/// of seed 67" for a guided draw (ErrLocation::guided >= 0), with ", float inputs clamped to 512" for a clamped
+/// draw (ErrLocation::clamped > 0). The verdict's message adds ", typed" for a typed run of an untyped check (the cheap checks' and boundary draws' typed runs).
 std::string draw_label(const ErrLocation& at);
 
 struct EquivResult {
@@ -155,7 +158,11 @@ struct EquivResult {
 /// values. On a draw with a float input above 2^9 in magnitude, an element infinite or NaN in one program only is
 /// not judged (§6 range rule; counted in the message). A typed run's degenerate output (§11 step 5) counts only
 /// when the f64 runs show it too, and an original output within 2^-10 of the tolerance of zero counts as zero.
-/// Integer and bool elements are compared exactly in every run. Sources: bench/RESULTS.md, "Checker specificity".
+/// Integer and bool elements are compared exactly, but one that differs only in a typed run while both programs'
+/// f64 runs agree on it (a comparison flipped by the declared types' rounding: an f32 store that underflows to 0)
+/// is not judged, and one that differs on a draw with a float input above 2^9 (an f64 exp that underflows) is
+/// judged again on that draw with the float inputs clamped to +-2^9 (ErrLocation::clamped); both are counted in the
+/// message. Sources: bench/RESULTS.md, "Checker specificity".
 EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidate, const EquivOptions& opt = {});
 
 /// Per-dtype tolerances (rtol, atol) of LEIR.md §11.

@@ -216,31 +216,29 @@ TEST(FuzzMinimize, ShrinksToTheStatementsThePredicateNeeds) {
   EXPECT_GT(r.accepted, 0);
 }
 
-// Check "checker" on the known limit of tests/interp/checker_false_rejections/compute_inline_100102.json: a
-// compute_inline whose bool output an f32 underflow flips in the original only. The check finds it, and the
-// minimiser shrinks the program while some compute_inline candidate is still rejected.
+// Check "checker" on the known limit of tests/interp/checker_false_rejections/expand_collect_100352.json: an
+// expand_collect (1.1*G against (0.1+1)*G, class R) whose bool output flips where a guided draw copied the compared
+// value exactly. On the generator's program of seed 100352 (that file holds its minimised form) the check finds
+// it, and the minimiser shrinks the program while some expand_collect candidate is still rejected.
 TEST(FuzzDifferential, CheckerCheckFindsAndMinimisesAFalseRejection) {
-  std::ifstream in(fs::path(STEPTP_SOURCE_DIR) / "tests" / "interp" / "checker_false_rejections" /
-                   "compute_inline_100102.json");
-  const auto j = nlohmann::json::parse(in);
+  DiffOptions opt;
   Failure f;
   f.check = "checker";
-  f.strategy = "compute_inline";
-  f.task = ir::parse_task(j.at("original").dump());
-  DiffOptions opt;
-  const std::string e = check_error(f.task, "checker", "compute_inline", 0, opt);
+  f.strategy = "expand_collect";
+  f.task = generate_task(100352, opt.gen);
+  const std::string e = check_error(f.task, "checker", "expand_collect", 0, opt);
   EXPECT_NE(e.find("accepted by the dataset's check"), std::string::npos) << e;
-  EXPECT_NE(e.find("typed: candidate 1 vs original 0"), std::string::npos) << e;
+  EXPECT_NE(e.find("on guided draw"), std::string::npos) << e;
   EXPECT_EQ(check_error(f.task, "checker", "loop_reorder", 0, opt), "");
   opt.minimize_seconds = 20;
   opt.regressions_dir = (fs::temp_directory_path() / "steptp_fuzz_test_checker").string();
   fs::remove_all(opt.regressions_dir);
   minimize_and_write(f, opt);
   ASSERT_TRUE(fs::exists(f.file));
-  EXPECT_LT(task_size(f.task), task_size(ir::parse_task(j.at("original").dump())));
+  EXPECT_LT(task_size(f.task), task_size(generate_task(100352, opt.gen)));
   const Failure back = read_regression(f.file);
   EXPECT_EQ(back.check, "checker");
-  EXPECT_NE(check_error(back.task, "checker", "compute_inline", 0, opt), "");
+  EXPECT_NE(check_error(back.task, "checker", "expand_collect", 0, opt), "");
   fs::remove_all(opt.regressions_dir);
 }
 
@@ -352,7 +350,7 @@ TEST(FuzzMutantRegressions, CheckerRejectsEachCommittedMiss) {
   }
   EXPECT_GE(n, 11);
   EXPECT_GE(skewed, 4);
-  EXPECT_GE(boundary, 2);
+  EXPECT_GE(boundary, 1);
   EXPECT_GE(guided, 5);
 }
 
