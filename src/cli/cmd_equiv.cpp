@@ -91,9 +91,14 @@ int equiv_cmd(const EquivArgs& x) {
 const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
   auto args = std::make_shared<EquivArgs>();
   auto* sub = app.add_subcommand("equiv", "check that a candidate task is equivalent to an original task");
+  sub->footer("Exit status: 0 equivalent; 1 not equivalent (E501 signatures differ, E503 candidate fails to run, E504 "
+              "output mismatch, E505 degenerate candidate output); 2 bad input (unreadable, not JSON, invalid LEIR) "
+              "or E502 (the original fails to run: inconclusive).");
   sub->add_option("original", args->a, "original task (.json or .jsonl: the first task)")->required();
   sub->add_option("candidate", args->b, "candidate task (.json or .jsonl: the first task)")->required();
-  sub->add_option("--seeds", args->seeds, "input seeds (default 0 1 2)");
+  sub->add_option("--seeds", args->seeds,
+                  "input seeds, each drawn from every --dists distribution (default 0 1 2); the adaptive and "
+                  "cheap-check draws add further seeds, counted in the verdict (\"equivalent on 72 seed(s)\")");
   sub->add_option("--extra-seeds", args->extra_seeds,
                   "adaptive draws: up to N further seeds when every draw passed but an output element of the original "
                   "took fewer than 3 distinct values (a saturated comparison or clamp, a bool output), each drawn from "
@@ -120,7 +125,9 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
                   "S (skewed: per buffer all <= 0, all >= 0, zero-heavy, ... at one of four scales)")
       ->capture_default_str();
   sub->add_flag("--typed", args->typed,
-                "run both in exact §8.2 precision (with the rounding allowance of LEIR.md §11 step 4b)");
+                "run every draw in exact §8.2 precision (with the rounding allowance of LEIR.md §11 step 4b); by "
+                "default the --seeds and adaptive draws run in f64, and the cheap-check, boundary and guided draws "
+                "both in f64 and typed");
   sub->add_flag("--exact", args->exact, "require bit-identical outputs");
   sub->add_option("--rtol-scale", args->rtol_scale, "multiply the per-dtype tolerances");
   sub->add_flag("--json", args->json, "print the full result as JSON");

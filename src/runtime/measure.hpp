@@ -14,10 +14,11 @@ namespace steptp::runtime {
 /// SIMD variants of expf/logf/erff/powf and their f64 forms there (gcc's `simd` attribute), so the kernel must
 /// record libmvec as needed. Empty elsewhere, where the glue declares nothing.
 #if defined(__x86_64__) && defined(__GLIBC__)
-inline constexpr const char* kVectorMathLink = " -Wl,--no-as-needed -lmvec";
+#define STEPTP_VECTOR_MATH_LINK " -Wl,--no-as-needed -lmvec"
 #else
-inline constexpr const char* kVectorMathLink = "";
+#define STEPTP_VECTOR_MATH_LINK ""
 #endif
+inline constexpr const char* kVectorMathLink = STEPTP_VECTOR_MATH_LINK;
 
 struct CompileOptions {
   std::string cxx;                 // "" = $CXX or "c++"
@@ -26,8 +27,10 @@ struct CompileOptions {
   // -fno-math-errno: libm calls need not set errno (LEIR has no errno), so sqrt becomes one instruction and loops
   // calling exp/log/erf/pow can be vectorised with glibc's libmvec (declared in the C lowering's glue,
   // lower/c_emit.cpp; linked with kVectorMathLink). No value changes: unlike -ffast-math nothing is reassociated.
-  std::string flags = std::string("-O3 -march=native -ffp-contract=off -fno-math-errno -fopenmp -shared -fPIC") +
-                      kVectorMathLink;
+  // (One literal, joined by the preprocessor: a std::string concatenation here, inlined into every default
+  // constructor, drew GCC 12's -Wstringop-overread false positive.)
+  std::string flags =
+      "-O3 -march=native -ffp-contract=off -fno-math-errno -fopenmp -shared -fPIC" STEPTP_VECTOR_MATH_LINK;
   std::string cache_dir;           // "" = $STEPTP_CACHE or ~/.cache/steptp/so
 };
 

@@ -17,6 +17,31 @@ namespace {
 using namespace testing;
 using ir::DType;
 
+/// Typed checks on distribution W at the given seeds.
+EquivOptions typed_wide(std::vector<std::uint64_t> seeds) {
+  EquivOptions o;
+  o.typed = true;
+  o.dists = {Distribution::Wide};
+  o.seeds = std::move(seeds);
+  return o;
+}
+
+/// Output `name` of the candidate `c` and the original `t` in typed runs on every draw of `o` (its first
+/// distribution), element by element: what a typed check compares before its judging rules.
+std::vector<std::pair<double, double>> typed_pairs(const ir::Task& t, const ir::Task& c, const EquivOptions& o,
+                                                   const std::string& name) {
+  Interpreter it(t), ic(c);
+  RunOptions ro;
+  ro.typed = true;
+  std::vector<std::pair<double, double>> v;
+  for (std::uint64_t s : o.seeds) {
+    const TensorMap x = make_inputs(it, s, o.dists.front());
+    const std::vector<double> a = ic.run(x, ro).at(name).data, b = it.run(x, ro).at(name).data;
+    for (std::size_t i = 0; i < a.size(); ++i) v.emplace_back(a[i], b[i]);
+  }
+  return v;
+}
+
 /// Every candidate in tests/interp/checker_false_rejections/ (a strategy candidate of a fuzzer program, class R or
 /// D, that passed the dataset's check and that the checker at 2d2f021 rejected: typed rounding of an additive
 /// split, an f16 store that overflowed, an exp split overflowing f64 on an S draw, a sum that cancels to 1e-17 in
@@ -54,20 +79,11 @@ TEST(CheckerSpecificity, TypedRoundingOfTheCandidateIsExcusedAndAChangedValueIsN
   const std::vector<ir::KnownBuffer> k{in("A", {8}, DType::F16), in("C", {8}, DType::F16), out("E", {8}, DType::F16)};
   const auto t = make_task("L^{8}_{a=0}[E^{f16,g}_{a}=A^{f16,g}_{a};];", k);
   const auto c = make_task("L^{8}_{a=0}[E^{f16,g}_{a}=A^{f16,g}_{a}+C^{f16,g}_{a}-C^{f16,g}_{a};];", k);
-  EquivOptions typed_w;
-  typed_w.typed = true;
-  typed_w.dists = {Distribution::Wide};
-  typed_w.seeds = {0, 1, 2, 3, 4, 5, 6, 7};
+  const EquivOptions typed_w = typed_wide({0, 1, 2, 3, 4, 5, 6, 7});
   // the typed runs do differ (C up to 2^6 makes the f16 sum round), so the rule is what accepts them
-  Interpreter it(t), ic(c);
-  RunOptions ro;
-  ro.typed = true;
   double worst = 0;
-  for (std::uint64_t s : typed_w.seeds) {
-    const TensorMap x = make_inputs(it, s, Distribution::Wide);
-    const std::vector<double> a = ic.run(x, ro).at("E").data, b = it.run(x, ro).at("E").data;
-    for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]) - 1e-2 * std::fabs(b[i]));
-  }
+  for (const auto& [a, b] : typed_pairs(t, c, typed_w, "E"))
+    worst = std::max(worst, std::fabs(a - b) - 1e-2 * std::fabs(b));
   EXPECT_GT(worst, 1e-3);  // beyond the f16 tolerance somewhere
   const EquivResult r = check_equivalence(t, c, typed_w);
   EXPECT_TRUE(r.equivalent) << r.message;
@@ -132,19 +148,9 @@ TEST(CheckerSpecificity, ABoolFlippedOnlyByTypedRoundingIsNotJudged) {
   const auto t = make_task(
       "L^{8}_{a=0}[F^{f16,g}_{a}=A^{f32,g}_{a}*A^{f32,g}_{a}*0.000001;H^{bool,g}_{a}=F^{f16,g}_{a}>0.0;];", k);
   const auto c = make_task("L^{8}_{a=0}[H^{bool,g}_{a}=A^{f32,g}_{a}*A^{f32,g}_{a}*0.000001>0.0;];", k);
-  EquivOptions typed_w;
-  typed_w.typed = true;
-  typed_w.dists = {Distribution::Wide};
-  typed_w.seeds = {0, 1, 2, 3};
-  Interpreter it(t), ic(c);
-  RunOptions ro;
-  ro.typed = true;
+  const EquivOptions typed_w = typed_wide({0, 1, 2, 3});
   int flipped = 0;
-  for (std::uint64_t s : typed_w.seeds) {
-    const TensorMap x = make_inputs(it, s, Distribution::Wide);
-    const std::vector<double> a = ic.run(x, ro).at("H").data, b = it.run(x, ro).at("H").data;
-    for (std::size_t i = 0; i < a.size(); ++i) flipped += a[i] != b[i];
-  }
+  for (const auto& [a, b] : typed_pairs(t, c, typed_w, "H")) flipped += a != b;
   EXPECT_GT(flipped, 0);  // the typed runs do differ: the rule is what accepts them
   const EquivResult r = check_equivalence(t, c, typed_w);
   EXPECT_TRUE(r.equivalent) << r.message;
