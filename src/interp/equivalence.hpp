@@ -130,7 +130,8 @@ struct ErrLocation {
 
 /// "seed 4, S" for a draw, "seed 4, N->S at t=0.2031326" for a boundary draw (ErrLocation::t >= 0), "guided draw 37
 /// of seed 67" for a guided draw (ErrLocation::guided >= 0), with ", float inputs clamped to 512" for a clamped
-/// draw (ErrLocation::clamped > 0). The verdict's message adds ", typed" for a typed run of an untyped check (the cheap checks' and boundary draws' typed runs).
+/// draw (ErrLocation::clamped > 0). The verdict's message adds ", typed" for a typed run of an untyped check (the
+/// cheap checks' and boundary draws' typed runs).
 std::string draw_label(const ErrLocation& at);
 
 struct EquivResult {
@@ -162,7 +163,7 @@ struct EquivResult {
 /// f64 runs agree on it (a comparison flipped by the declared types' rounding: an f32 store that underflows to 0)
 /// is not judged, and one that differs on a draw with a float input above 2^9 (an f64 exp that underflows) is
 /// judged again on that draw with the float inputs clamped to +-2^9 (ErrLocation::clamped); both are counted in the
-/// message. Sources: bench/RESULTS.md, "Checker specificity".
+/// message. Sources: bench/RESULTS.md, "Checker specificity" and "Comparisons flipped by underflow".
 EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidate, const EquivOptions& opt = {});
 
 /// Per-dtype tolerances (rtol, atol) of LEIR.md §11.
