@@ -19,7 +19,7 @@ struct FuzzArgs {
   fuzz::FuzzRun run;
   fuzz::DiffOptions opt;
   std::string out = "out/fuzz";
-  bool no_lower = false, no_mutants = false, no_minimize = false, no_skewed = false;
+  bool no_lower = false, no_mutants = false, no_minimize = false, no_skewed = false, no_tie_check = false;
   double progress_every = 10.0;
   std::string replay;
   std::string checker_dists = "NUWK";
@@ -64,6 +64,7 @@ int fuzz_cmd(FuzzArgs& a) {
   }
   a.opt.minimize = !a.no_minimize;
   a.opt.checker_skewed = !a.no_skewed;
+  a.opt.checker_tie_check = !a.no_tie_check;
   a.opt.regressions_dir = (std::filesystem::path(a.out) / "regressions").string();
   try {
     std::filesystem::create_directories(a.out);
@@ -86,6 +87,7 @@ int fuzz_cmd(FuzzArgs& a) {
   j["checker"] = {{"seeds", a.opt.checker_seeds}, {"dists", a.checker_dists},
                   {"extra_seeds", a.opt.checker_extra_seeds}, {"cheap_seeds", a.opt.checker_cheap_seeds},
                   {"skewed_further_draws", a.opt.checker_skewed},
+                  {"guided_tie_check", a.opt.checker_tie_check},
                   {"boundary_pairs", a.opt.checker_boundary_pairs},
                   {"guided_draws", a.opt.checker_guided_inputs},
                   {"second_method",
@@ -181,6 +183,9 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
   sub->add_flag("--checker-no-skewed", a->no_skewed,
                 "mutation check: the checker's adaptive and cheap-check draws use only --checker-dists, without "
                 "distribution S (to measure what S adds)");
+  sub->add_flag("--checker-no-tie-check", a->no_tie_check,
+                "mutation check: the checker reports a guided draw's difference without first moving the float "
+                "inputs by a few ulps (to measure what the tie check removes: rounding ties of legitimate candidates)");
   sub->add_option("--judge-seeds", a->opt.judge_seeds,
                   "mutation check: seeds of the second method that confirms a mutant the checker accepted as "
                   "equivalent (seeds 1000.. x NUWKS, untyped and typed, each with 128 boundary pairs and 2048 guided draws)")

@@ -289,6 +289,7 @@ interp::EquivOptions mutation_checker(const DiffOptions& opt) {
   checker.extra_seeds_if_insensitive = opt.checker_extra_seeds;
   checker.extra_seeds_if_cheap = opt.checker_cheap_seeds;
   checker.skewed_further_draws = opt.checker_skewed;
+  checker.guided_tie_check = opt.checker_tie_check;
   checker.boundary_pairs_if_cheap = opt.checker_boundary_pairs;
   checker.guided_inputs_if_cheap = opt.checker_guided_inputs;
   return checker;

@@ -64,6 +64,7 @@ struct DiffOptions {
   std::uint32_t checker_extra_seeds = interp::kAdaptiveExtraSeeds;  // EquivOptions::extra_seeds_if_insensitive
   std::uint32_t checker_cheap_seeds = interp::kCheapExtraSeeds;     // EquivOptions::extra_seeds_if_cheap
   bool checker_skewed = true;                                       // EquivOptions::skewed_further_draws
+  bool checker_tie_check = true;                                    // EquivOptions::guided_tie_check
   std::uint32_t checker_boundary_pairs = interp::kCheapBoundaryPairs;  // EquivOptions::boundary_pairs_if_cheap
   std::uint32_t checker_guided_inputs = interp::kCheapGuidedInputs;    // EquivOptions::guided_inputs_if_cheap
   std::vector<interp::Distribution> checker_dists{interp::Distribution::Normal, interp::Distribution::Uniform,

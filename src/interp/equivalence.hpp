@@ -93,10 +93,17 @@ struct EquivOptions {
   /// legitimate class-R rewrite rounds differently (cancellations), so a guided draw is reported only on a gross
   /// difference: NaN against a number, an infinity against another value, or, beyond the per-dtype tolerance, more
   /// than 2^-4 of the larger magnitude (with `exact`, any difference); a typed draw's must also show in the untyped
-  /// run of the same draw unless it is NaN. Within kCheapCheckBudget statement
-  /// executions (guided_budget), the corpus's seed draws included: a program whose draw costs more gets none. 0 (the library default) turns it off; `steptp equiv`, `apply --verify` and the
-  /// fuzzer's mutation check use kCheapGuidedInputs (bench/RESULTS.md, "Guided draws").
+  /// run of the same draw unless it is NaN. It must also show on one of two copies of the draw whose non-integer,
+  /// non-literal float inputs are moved up, or down, by 1 to 2^8 f64 ulps (perturb_float_inputs): input-to-state
+  /// replacement copies a value one program computes into an input it is compared with, and where the two
+  /// programs round that value differently the comparison ties (a class-R effect; the verdict counts such draws).
+  /// Without `exact` only. Within kCheapCheckBudget statement executions (guided_budget), the corpus's seed draws
+  /// included: a program whose draw costs more gets none. 0 (the library default) turns it off; `steptp equiv`,
+  /// `apply --verify` and the fuzzer's mutation check use kCheapGuidedInputs (bench/RESULTS.md, "Guided draws").
   std::uint32_t guided_inputs_if_cheap = 0;
+  /// The guided draws' tie check (above: a difference must also show on one of two copies of the draw moved by a
+  /// few f64 ulps). Off only to measure what it removes (`steptp fuzz --checker-no-tie-check`).
+  bool guided_tie_check = true;
   /// Statement executions the guided draws may spend.
   std::uint64_t guided_budget = kCheapCheckBudget;
   bool exact = false;          // require bit-identical outputs (class E)

@@ -71,4 +71,20 @@ TensorMap mutate_inputs(const TensorMap& parent, const TensorMap& donor,
                         const std::map<std::string, InputDomain>& domains, const std::vector<double>& literals,
                         const std::vector<std::pair<double, double>>& operands, steptp_num::SplitMix64& g);
 
+/// Most f64 ulps by which a tie-breaking perturbation moves a float input (perturb_float_inputs): 2^8, far above
+/// the few ulps by which two roundings of one value differ, far below a band of inputs a random draw could meet.
+inline constexpr int kTiePerturbUlps = 256;
+
+/// `in` with every float element of `domains` (not a gather index) that is neither 0, nor an integer, nor +- one
+/// of `literals` (the programs' literal magnitudes, rounded to the dtype) moved in direction `up` (else down) by k
+/// f64 ulps, k drawn uniformly from 1..kTiePerturbUlps per element, then passed through conform_input (an f32, f16
+/// or bf16 element is mostly rounded back); other elements and buffers unchanged. A difference that needs an f64
+/// input to equal exactly a value that the two programs compute and round differently (set up by input-to-state
+/// replacement: `H >= A` with A a copy of H, and H = (0.1 - F + 1) * G against 1.1 * G - F * G) shows on neither
+/// perturbed copy; one on a band of inputs wider than 2^8 ulps, which starts at the copied value, shows on one of
+/// them; one that needs an input to equal a literal or an integer (`A == 3.0`) keeps those elements
+/// (EquivOptions::guided_inputs_if_cheap).
+TensorMap perturb_float_inputs(const TensorMap& in, const std::map<std::string, InputDomain>& domains,
+                               const std::vector<double>& literals, bool up, steptp_num::SplitMix64& g);
+
 }  // namespace steptp::interp

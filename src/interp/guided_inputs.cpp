@@ -153,4 +153,24 @@ TensorMap mutate_inputs(const TensorMap& parent, const TensorMap& donor,
   return child;
 }
 
+TensorMap perturb_float_inputs(const TensorMap& in, const std::map<std::string, InputDomain>& domains,
+                               const std::vector<double>& literals, bool up, SplitMix64& g) {
+  TensorMap out = in;
+  for (const auto& [name, d] : domains) {
+    auto it = out.find(name);
+    if (it == out.end() || !ir::is_float(d.dtype) || d.gather > 0) continue;
+    std::vector<double> kept;  // the literal magnitudes as this buffer holds them
+    for (double l : literals) kept.push_back(std::fabs(conform_input(l, d)));
+    for (double& v : it->second.data) {
+      if (!std::isfinite(v) || v == std::trunc(v) || std::find(kept.begin(), kept.end(), std::fabs(v)) != kept.end())
+        continue;
+      int e = 0;
+      std::frexp(v, &e);  // |v| = m * 2^e, m in [0.5, 1): an f64 ulp of v is 2^(e - 53)
+      const double k = 1.0 + static_cast<double>(guided_pick(g, kTiePerturbUlps));
+      v = conform_input(v + (up ? k : -k) * std::ldexp(1.0, e - 53), d);
+    }
+  }
+  return out;
+}
+
 }  // namespace steptp::interp

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -53,6 +54,15 @@ namespace {
 
 [[noreturn]] void task_error(const char* code, const std::string& path, const std::string& msg) {
   throw LeirError(code, msg, 0, path);
+}
+
+/// Whether `text` starts (after white space) like a LEIR program rather than JSON: a name followed by "^{" (a
+/// loop such as `L^{4}` or a buffer such as `D^{f32,g}`, LEIR.md §4). A JSON value never starts so.
+bool looks_like_bare_leir(std::string_view text) {
+  std::size_t i = text.find_first_not_of(" \t\r\n");
+  if (i == std::string_view::npos || !std::isalpha(static_cast<unsigned char>(text[i]))) return false;
+  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+  return text.substr(i, 2) == "^{";
 }
 
 const nlohmann::json& member(const nlohmann::json& j, const char* key, const std::string& path) {
@@ -113,7 +123,13 @@ Task parse_task(std::string_view json_text) {
   try {
     j = nlohmann::json::parse(json_text);
   } catch (const nlohmann::json::parse_error& e) {
-    task_error("E101", "$", fmt::format("malformed JSON: {}", e.what()));
+    task_error("E101", "$",
+               fmt::format("malformed JSON: {}{}", e.what(),
+                           looks_like_bare_leir(json_text)
+                               ? " (this is bare LEIR text: a task is a JSON object with members \"workload\", "
+                                 "\"suite\", \"known\" (each buffer's name, role, dtype and shape) and \"leir\", "
+                                 "LEIR.md §2; `steptp workloads emit Matmul3D` prints one)"
+                               : ""));
   }
   if (!j.is_object()) task_error("E101", "$", "a task must be a JSON object");
   // Several required members missing: name them all in one error, so a hand-written file is fixed in one go.

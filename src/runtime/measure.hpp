@@ -18,7 +18,6 @@ namespace steptp::runtime {
 #else
 #define STEPTP_VECTOR_MATH_LINK ""
 #endif
-inline constexpr const char* kVectorMathLink = STEPTP_VECTOR_MATH_LINK;
 
 struct CompileOptions {
   std::string cxx;                 // "" = $CXX or "c++"
@@ -26,7 +25,8 @@ struct CompileOptions {
   // (LEIR.md §8.2); GCC contracts a*b+c by default, which differs in the last f32 bit.
   // -fno-math-errno: libm calls need not set errno (LEIR has no errno), so sqrt becomes one instruction and loops
   // calling exp/log/erf/pow can be vectorised with glibc's libmvec (declared in the C lowering's glue,
-  // lower/c_emit.cpp; linked with kVectorMathLink). No value changes: unlike -ffast-math nothing is reassociated.
+  // lower/c_emit.cpp; linked with STEPTP_VECTOR_MATH_LINK). No value changes: unlike -ffast-math nothing is
+  // reassociated.
   // (One literal, joined by the preprocessor: a std::string concatenation here, inlined into every default
   // constructor, drew GCC 12's -Wstringop-overread false positive.)
   std::string flags =

@@ -81,4 +81,8 @@ TEST(CliCheck, UnreadableOrNonJsonFileExitsTwo) {
   EXPECT_EQ(r3.rc, 2) << r3.out;
   EXPECT_NE(r3.out.find("not JSONL (no line is a JSON value; line 1: malformed JSON: "), std::string::npos) << r3.out;
   EXPECT_NE(r3.out.find("column 27"), std::string::npos) << r3.out;
+  // bare LEIR text in a .leir file: the error says what a task is
+  Result r4 = run("check " + temp_file("bare.leir", "L^{4}_{a=0}[B^{f32,g}_{a}=A^{f32,g}_{a}*2.0;];\n"));
+  EXPECT_EQ(r4.rc, 2) << r4.out;
+  EXPECT_NE(r4.out.find("this is bare LEIR text: a task is a JSON object"), std::string::npos) << r4.out;
 }

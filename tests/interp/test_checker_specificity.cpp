@@ -46,9 +46,9 @@ std::vector<std::pair<double, double>> typed_pairs(const ir::Task& t, const ir::
 /// D, that passed the dataset's check and that the checker at 2d2f021 rejected: typed rounding of an additive
 /// split, an f16 store that overflowed, an exp split overflowing f64 on an S draw, a sum that cancels to 1e-17 in
 /// one order and to 0 in the other, an output made constant by f16 rounding, a bool that an f32 underflow flipped;
-/// and four fuzzer mutants whose only difference is an overflow or an underflow to 0) is accepted now, except the
-/// one marked "still_rejected" (a guided draw's exact tie that two roundings break differently, the known limit;
-/// found by `make fuzz-long` after those rules).
+/// four fuzzer mutants whose only difference is an overflow or an underflow to 0, and a guided draw's exact tie
+/// that two roundings break differently, found by `make fuzz-long` after those rules) is accepted now. A file
+/// marked "still_rejected" would be a known limit, rejected on a guided draw (none is now).
 // Slow (about a minute under ASan): runs in `make unit` only; the rules' own tests below run under ASan too.
 TEST(CheckerSpecificitySlow, AcceptsTheLegitimateStepsItOnceRejected) {
   const std::filesystem::path dir =
@@ -70,7 +70,35 @@ TEST(CheckerSpecificitySlow, AcceptsTheLegitimateStepsItOnceRejected) {
     ++n;
   }
   EXPECT_EQ(n, 29);
-  EXPECT_EQ(still, 1);
+  EXPECT_EQ(still, 0);
+}
+
+// expand_collect of the fuzzer's program 100352: H = (0.1-F+1)*G against 1.1*G-F*G (1.1 is not 0.1+1 in binary)
+// feeds `H >= A`. The guided draws copy H's value into A (input-to-state replacement), and the two roundings of H
+// fall on either side of the comparison: a tie, which moving the float inputs by a few ulps breaks. The checker
+// accepts the pair and says how many such draws it met. A difference on a band of A of 1e-5 relative width (H
+// shifted by 1e-6), which no random draw of these seeds meets, is still found by a guided draw: the band starts at
+// the copied value, and one of the two moved copies lies inside it.
+TEST(CheckerSpecificity, AGuidedDrawsRoundingTieIsNotADifferenceButANarrowBandIs) {
+  std::ifstream f(std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "interp" / "checker_false_rejections" /
+                  "expand_collect_100352.json");
+  const auto j = nlohmann::json::parse(f);
+  const ir::Task t = ir::parse_task(j.at("original").dump()), c = ir::parse_task(j.at("candidate").dump());
+  const EquivResult r = check_equivalence(t, c, cli_checker_options());
+  EXPECT_TRUE(r.equivalent) << r.message;
+  EXPECT_NE(r.message.find("whose difference vanished with the float inputs moved by a few ulps (a rounding tie)"),
+            std::string::npos) << r.message;
+  nlohmann::json shifted = j.at("candidate");
+  std::string leir = shifted.at("leir");
+  const std::string from = "1.1*G^{f64,g}-F^{f64,g}_{4-a,a//2,1}*G^{f64,g}";
+  const std::size_t at = leir.find(from);
+  ASSERT_NE(at, std::string::npos);
+  shifted["leir"] = leir.replace(at, from.size(), from + "+1e-6");
+  EquivOptions o = cli_checker_options();
+  o.seeds = {6, 7, 8};
+  const EquivResult rs = check_equivalence(t, ir::parse_task(shifted.dump()), o);
+  EXPECT_FALSE(rs.equivalent) << rs.message;
+  EXPECT_NE(rs.message.find("on guided draw"), std::string::npos) << rs.message;
 }
 
 // An additive split in f16 (E = A + C - C against E = A): the original is an exact copy, so its own rounding

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "interp/cli_checker.hpp"
@@ -195,6 +196,49 @@ TEST(Guided, MutationsStayInTheDomain) {
     if (n % 10 == 0) x = y;
   }
   EXPECT_GT(changed, 1500);
+}
+
+// The tie-breaking perturbation moves a non-integer float input up or down by 1 to 2^8 f64 ulps and keeps every
+// value a difference may need exactly: 0, integers, the programs' literals (as the buffer's dtype holds them),
+// integer buffers and gather indices. An f16 element moved so little rounds back to itself.
+TEST(Guided, TiePerturbationMovesOnlyComputedLookingFloatsByAFewUlps) {
+  const std::vector<ir::KnownBuffer> k{in("A", {6}, DType::F64), in("H", {3}, DType::F16), in("I", {4}, DType::I32),
+                                       out("C", {4})};
+  auto t = make_task("B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f64,g}_{I^{i32,g}_{tx}}+H^{f16,g}_{tx%3}*0.1;];", k);
+  const Interpreter interp(t);
+  const auto domains = input_domains(interp, nullptr);
+  TensorMap x = make_inputs(interp, 0, Distribution::Normal);
+  x.at("A").data = {0.0, 3.0, -0.1, 0.1 * 1.1, -2.5e-3, 4096.0};
+  x.at("H").data = {0.0999755859375 /* 0.1 in f16 */, 0.3330078125, -2.0};
+  const TensorMap before = x;
+  steptp_num::SplitMix64 g{11};
+  double lo = 1e9, hi = 0, sum = 0;
+  int n_moved = 0;
+  for (int n = 0; n < 400; ++n) {
+    const bool up = n % 2 == 0;
+    const TensorMap y = perturb_float_inputs(x, domains, {0.1}, up, g);
+    EXPECT_EQ(y.at("I").data, before.at("I").data);  // a gather index
+    EXPECT_EQ(y.at("H").data, before.at("H").data);  // f16: rounded back (0.333 has an f16 ulp of 2^44 f64 ulps)
+    const auto& a = y.at("A").data;
+    EXPECT_EQ(a[0], 0.0);
+    EXPECT_EQ(a[1], 3.0);   // an integer
+    EXPECT_EQ(a[2], -0.1);  // a literal, negated
+    EXPECT_EQ(a[5], 4096.0);
+    for (const auto& [v, v0, ulp] : {std::tuple{a[3], 0.1 * 1.1, std::ldexp(1.0, -56)},
+                                     std::tuple{a[4], -2.5e-3, std::ldexp(1.0, -61)}}) {
+      const double steps = (v - v0) / ulp * (up ? 1 : -1);  // in the direction asked
+      EXPECT_EQ(steps, std::round(steps)) << v;
+      lo = std::min(lo, steps);
+      hi = std::max(hi, steps);
+      sum += steps;
+      ++n_moved;
+    }
+  }
+  EXPECT_GE(lo, 1.0);
+  EXPECT_LE(lo, 3.0);
+  EXPECT_LE(hi, static_cast<double>(kTiePerturbUlps));
+  EXPECT_GE(hi, kTiePerturbUlps - 3.0);
+  EXPECT_NEAR(sum / n_moved, 128.5, 12.0);  // uniform on 1..256
 }
 
 // A difference that needs three exact values at once: `if_then_else(A0 == 3 & A1 == 5 & A2 == 7, 1, 0)` against

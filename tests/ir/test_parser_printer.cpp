@@ -235,6 +235,26 @@ TEST(Task, ErrorsHaveJsonPaths) {
   EXPECT_EQ(code_of("{\"workload\": \"w\", \"suite\": \"s\", \"known\": [{\"name\": \"A\", \"role\": \"input\", \"dtype\": \"f32\", \"shape\": [4]}], " + leir + "}"), "E105@known");
 }
 
+TEST(Task, BareLeirTextGetsAHintNamingTheTaskFormat) {
+  auto message_of = [](const std::string& j) {
+    try {
+      parse_task(j);
+    } catch (const LeirError& e) {
+      return e.code() + ": " + e.diag().message;
+    }
+    return std::string("ok");
+  };
+  const std::string hint = "(this is bare LEIR text: a task is a JSON object with members \"workload\"";
+  for (const char* bare : {"L^{4}_{a=0}[B^{f32,g}_{a}=A^{f32,g}_{a}*2.0;];", "  \n D^{f32,g}=1.0;"}) {
+    const std::string m = message_of(bare);
+    EXPECT_EQ(m.rfind("E101: malformed JSON: ", 0), 0u) << m;
+    EXPECT_NE(m.find(hint), std::string::npos) << m;
+  }
+  // JSON that is merely malformed, or text that is neither, gets no hint
+  for (const char* other : {"{\"workload\": ", "this is not json", "L^4", "true false"})
+    EXPECT_EQ(message_of(other).find(hint), std::string::npos) << other;
+}
+
 TEST(Task, HashIsStableAndDistinguishes) {
   auto lines = corpus_lines();
   ASSERT_FALSE(lines.empty()) << "cannot read the reference corpus " << kCorpus
