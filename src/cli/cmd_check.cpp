@@ -82,8 +82,11 @@ int run_check(const CheckOpts& o) {
 
 CommandRegistrar reg("20-check", [](CLI::App& app) -> RunFn {
   auto o = std::make_shared<CheckOpts>();
-  auto* sub = app.add_subcommand("check", "Validate tasks (LEIR static semantics); one line per task, exit 1 if any fails");
-  sub->add_option("file", o->file, "Tasks as JSONL (one task per line)")->required();
+  auto* sub = app.add_subcommand("check",
+                                 "Validate tasks (LEIR static semantics); one line per task; exit 0 if all are valid, "
+                                 "1 if any fails, 2 on bad input (an unreadable file, no line of JSON, a task over "
+                                 "the input limits)");
+  sub->add_option("file", o->file, "Tasks as JSONL (one JSON task per line)")->required();
   sub->add_flag("-v,--verbose", o->verbose, "Also print every diagnostic with its excerpt");
   return [o] { return run_check(*o); };
 });

@@ -119,7 +119,11 @@ void check_buffers(const Task& t, ProgramFacts& f, DiagSink& sink) {
     if (!b.first) {
       first = true;
       b.first = &r;
-      if (!is_valid_buffer_name(r.text)) sink.at(r, "E110", "invalid or reserved buffer name '" + r.text + "'");
+      if (!is_valid_buffer_name(r.text)) sink.at(r, "E110",
+                                                 "invalid or reserved buffer name '" + r.text +
+                                                     "' (a name matches [A-Z][a-z]*, does not start with B, L, P, "
+                                                     "T, U or V, the loop kinds and TVMScript's alias, and is not "
+                                                     "None or False; LEIR.md §5)");
     }
     warned_dtype.resize(f.bufs.size(), 0);
     warned_scope.resize(f.bufs.size(), 0);

@@ -124,12 +124,13 @@ Task parse_task(std::string_view json_text) {
     j = nlohmann::json::parse(json_text);
   } catch (const nlohmann::json::parse_error& e) {
     task_error("E101", "$",
-               fmt::format("malformed JSON: {}{}", e.what(),
+               fmt::format("malformed JSON: {}{}",
                            looks_like_bare_leir(json_text)
-                               ? " (this is bare LEIR text: a task is a JSON object with members \"workload\", "
-                                 "\"suite\", \"known\" (each buffer's name, role, dtype and shape) and \"leir\", "
-                                 "LEIR.md §2; `steptp workloads emit Matmul3D` prints one)"
-                               : ""));
+                               ? "this is bare LEIR text: a task is a JSON object with members \"workload\", "
+                                 "\"suite\", \"known\" (each buffer's name, role, dtype and shape) and \"leir\" "
+                                 "(LEIR.md §2; `steptp workloads emit Matmul3D` prints one); "
+                               : "",
+                           e.what()));
   }
   if (!j.is_object()) task_error("E101", "$", "a task must be a JSON object");
   // Several required members missing: name them all in one error, so a hand-written file is fixed in one go.

@@ -244,10 +244,10 @@ TEST(Task, BareLeirTextGetsAHintNamingTheTaskFormat) {
     }
     return std::string("ok");
   };
-  const std::string hint = "(this is bare LEIR text: a task is a JSON object with members \"workload\"";
+  const std::string hint = "this is bare LEIR text: a task is a JSON object with members \"workload\"";
   for (const char* bare : {"L^{4}_{a=0}[B^{f32,g}_{a}=A^{f32,g}_{a}*2.0;];", "  \n D^{f32,g}=1.0;"}) {
     const std::string m = message_of(bare);
-    EXPECT_EQ(m.rfind("E101: malformed JSON: ", 0), 0u) << m;
+    EXPECT_EQ(m.rfind("E101: malformed JSON: " + hint, 0), 0u) << m;  // first, before the JSON library's words
     EXPECT_NE(m.find(hint), std::string::npos) << m;
   }
   // JSON that is merely malformed, or text that is neither, gets no hint
