@@ -649,6 +649,26 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
       done_before += B->last_steps();
       return out;
     };
+    // Both programs on `x`, unprobed, with `o`: do they differ grossly (gross_mismatch), or which one fails?
+    enum class Shows { No, Yes, OriginalFails, CandidateFails };
+    auto shows = [&](const TensorMap& x, const RunOptions& o) -> Shows {
+      TensorMap xb, xa;
+      try {
+        xb = A->run(x, o);
+      } catch (const std::exception&) {
+        done_before += A->last_steps();
+        return Shows::OriginalFails;
+      }
+      done_before += A->last_steps();
+      try {
+        xa = B->run(x, o);
+      } catch (const std::exception&) {
+        done_before += B->last_steps();
+        return Shows::CandidateFails;
+      }
+      done_before += B->last_steps();
+      return gross_mismatch(original, xb, xa, opt.exact) != Gross::No ? Shows::Yes : Shows::No;
+    };
     // Runs a draw probed and keeps it when it reached new coverage (returns 1); 0 when not or when the original
     // cannot run on it (a mutation outside its defined behaviour: dropped), or when the draw showed a difference (r
     // then holds the mismatch); -1 when the check failed otherwise (early set). The guided draws are adversarial:
@@ -664,17 +684,7 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
         RunOptions plain = ro;
         plain.typed = false;
         bool report = !ro.typed || g1 == Gross::NaN;
-        if (!report) {
-          try {
-            const TensorMap ub = A->run(in, plain);
-            done_before += A->last_steps();
-            const TensorMap ua = B->run(in, plain);
-            done_before += B->last_steps();
-            report = gross_mismatch(original, ub, ua, opt.exact) != Gross::No;
-          } catch (const std::exception&) {
-            report = false;
-          }
-        }
+        if (!report) report = shows(in, plain) == Shows::Yes;
         // A mutated draw's difference must survive moving its float inputs by a few f64 ulps, up or down (it is
         // reported when one of the two moved copies shows it too): a tie that the two programs round to either
         // side (input-to-state replacement copies a value one program computes into an input it is compared
@@ -684,31 +694,13 @@ EquivResult check_equivalence(const ir::Task& original, const ir::Task& candidat
           RunOptions where = ro;
           where.typed = ro.typed && g1 == Gross::NaN;
           steptp_num::SplitMix64 pg{(std::uint64_t{3} << 60) + seed * 4096 + static_cast<std::uint64_t>(at.guided)};
+          // A copy on which a program fails counts as showing it: no evidence against the difference.
           report = false;
-          for (const bool up : {true, false}) {
-            const TensorMap moved = perturb_float_inputs(in, domains, literals, up, pg);
-            TensorMap mb, ma;
-            try {
-              mb = A->run(moved, where);
-            } catch (const std::exception&) {
-              done_before += A->last_steps();
-              report = true;  // the original cannot run there: no evidence against the difference
-              break;
-            }
-            done_before += A->last_steps();
-            try {
-              ma = B->run(moved, where);
-            } catch (const std::exception&) {
-              done_before += B->last_steps();
-              report = true;  // the candidate fails where the original runs
-              break;
-            }
-            done_before += B->last_steps();
-            if (gross_mismatch(original, mb, ma, opt.exact) != Gross::No) {
+          for (const bool up : {true, false})
+            if (shows(perturb_float_inputs(in, domains, literals, up, pg), where) != Shows::No) {
               report = true;
               break;
             }
-          }
           if (!report) ++tie_draws;
         }
         if (report) {
