@@ -19,6 +19,7 @@
 #include "cli/command.hpp"
 #include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
+#include "core/text.hpp"
 #include "interp/cli_checker.hpp"
 #include "interp/equivalence.hpp"
 #include "ir/task.hpp"
@@ -74,7 +75,7 @@ int run_apply(const ApplyOpts& o) {
   } catch (const ir::LeirError& e) {
     return fail_in(o.file, e);
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   std::vector<strategy::Candidate> cands;
   if (one) {
@@ -109,7 +110,7 @@ int run_apply(const ApplyOpts& o) {
     } catch (const strategy::StrategyError& e) {
       if (one) return fail(c.id() + ": " + e.code() + " " + e.what());  // the named candidate is stale
       ++failures;
-      std::cerr << "steptp: " << c.id() << ": " << e.code() << " " << e.what() << "\n";
+      std::cerr << "steptp: " << c.id() << ": " << e.code() << " " << core::terminal_safe(e.what()) << "\n";
       continue;
     }
     out << rec.dump() << "\n";
@@ -118,7 +119,7 @@ int run_apply(const ApplyOpts& o) {
     if (o.out.empty()) std::cout << out.str();
     else ir::write_file_atomic(o.out, out.str());
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   std::cerr << cands.size() << " candidate(s)" << (failures ? ", " + std::to_string(failures) + " failed" : "")
             << "\n";
@@ -143,7 +144,7 @@ CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
                   "wraps the rewrite in if_then_else(condition, new, old) (STRATEGIES.md §6)")
       ->check(CLI::IsMember({"prove", "guard"}));
   sub->add_flag("--verify", o->verify, "Check each candidate with the equivalence checker (exact for class E)");
-  sub->add_option("-o,--output", o->out, "Write the JSONL here (atomically) instead of stdout");
+  sub->add_option("-o,--output", o->out, "Write the JSONL here (atomically; an existing link, FIFO or device is never replaced: E115) instead of stdout");
   o->budget.add_options(sub, "--verify: ");
   o->params.add_options(sub);
   return [o, cand] {

@@ -49,7 +49,7 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
           else if (done % 25 == 0 || done == total) std::cerr << fmt::format("remeasure: {}/{} records\n", done, total);
         });
       } catch (const std::exception& e) {
-        return fail(e.what());
+        return fail_exception(e);
       }
       std::cout << fmt::format("remeasure: {} of {} measured records re-timed, {} kept their verdict ({:.1f}%), {} failed\n",
                                rr.rows.size(), rr.measured_records, rr.kept, 100.0 * rr.kept_share(), rr.failed);
@@ -67,7 +67,7 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
         try {
           ir::write_file_atomic(*remeasure_json, dataset::dump_py(rr.to_json()) + "\n");
         } catch (const std::exception& e) {
-          return fail(e.what());
+          return fail_exception(e);
         }
       }
     }

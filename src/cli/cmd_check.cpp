@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "core/text.hpp"
 #include "ir/limits.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
@@ -32,7 +33,7 @@ int run_check(const CheckOpts& o) {
   try {
     tasks = ir::read_tasks_jsonl(o.file);
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   if (tasks.empty()) return fail("LEIR-E101 at " + o.file + ": no tasks (the file is empty)");
   // A file none of whose lines is even JSON is bad input overall (exit 2), not a failed check.
@@ -58,23 +59,23 @@ int run_check(const CheckOpts& o) {
     if (!te.ok) {
       ++failed;
       refused = refused || ir::is_input_limit_error(te.error.code);
-      std::cout << (te.task.workload.empty() ? "?" : te.task.workload) << ": " << te.error.headline() << "\n";
-      if (o.verbose && !te.error.excerpt.empty()) std::cout << te.error.excerpt << "\n";
+      std::cout << core::terminal_safe((te.task.workload.empty() ? "?" : te.task.workload) + ": " + te.error.headline()) << "\n";
+      if (o.verbose && !te.error.excerpt.empty()) std::cout << core::terminal_safe(te.error.excerpt) << "\n";
       continue;
     }
     ir::Analysis a = ir::analyze(te.task);
     if (const ir::Diagnostic* e = a.first_error()) refused = refused || ir::is_input_limit_error(e->code);
     std::size_t warnings = 0;
     for (const auto& d : a.diags) warnings += d.is_warning();
-    std::cout << te.task.workload << ": ";
+    std::cout << core::terminal_safe(te.task.workload) << ": ";
     if (const ir::Diagnostic* e = a.first_error()) {
       ++failed;
-      std::cout << e->headline() << warn_suffix(warnings) << "\n";
+      std::cout << core::terminal_safe(e->headline()) << warn_suffix(warnings) << "\n";
     } else {
       std::cout << "ok" << warn_suffix(warnings) << "\n";
     }
     if (o.verbose)
-      for (const auto& d : a.diags) std::cout << "  " << d.full() << "\n";
+      for (const auto& d : a.diags) std::cout << "  " << core::terminal_safe(d.full()) << "\n";
   }
   std::cout << tasks.size() - failed << " of " << tasks.size() << " task(s) valid\n";
   return refused ? 2 : failed ? 1 : 0;

@@ -39,7 +39,7 @@ int equiv_cmd(const EquivArgs& x) {
     } catch (const ir::LeirError& e) {
       return fail_in(*path, e);
     } catch (const std::exception& e) {
-      return fail(e.what());
+      return fail_exception(e);
     }
   }
   for (auto [path, task] : {std::pair{&x.a, &a}, std::pair{&x.b, &b}}) {
@@ -56,7 +56,7 @@ int equiv_cmd(const EquivArgs& x) {
       std::cerr << "equiv: " << opt.fixed->size()
                 << " buffer(s) hold the original's stored values (the candidate's sidecar is not read)\n";
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   if (!x.seeds.empty()) opt.seeds = x.seeds;
   opt.extra_seeds_if_insensitive = x.extra_seeds;

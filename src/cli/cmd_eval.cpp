@@ -47,6 +47,12 @@ const CommandRegistrar reg("44-eval", [](CLI::App& app) -> RunFn {
   auto o = std::make_shared<eval::EvalOptions>();
   auto* c = app.add_subcommand("eval", "Evaluate a policy (an OpenAI-compatible LLM endpoint, a replay file or random) "
                                        "on a dataset's evaluation prompts, one verified step per answer (DATASET.md §8)");
+  c->footer("Exit status: 0 every prompt graded (a request that still fails after the retries, e.g. a timeout, HTTP 400 "
+            "or a malformed HTTP reply, is that prompt's policy_error); 2 bad input, one `steptp: error:` line: not a "
+            "dataset (D001), a missing split or empty prompt file (D002), a bad option (U001) or --base-url, or an "
+            "endpoint failure no later prompt can survive (connection refused after the retries, HTTP 401/403/404, "
+            "persistent 5xx; the answers graded so far stay in results.jsonl and a rerun resumes); 70 an internal "
+            "error (a bug in steptp, not in the input).");
   c->add_option("dir", o->data_dir, "dataset directory (written by `steptp generate`)");
   c->add_option("--data", o->data_dir, "dataset directory (same as the positional argument)");
   c->add_option("--split", o->split, "evaluation split: val or test (default test)")->capture_default_str();

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "core/text.hpp"
 #include "ir/printer.hpp"
 #include "ir/task.hpp"
 
@@ -19,7 +20,7 @@ int run_fmt(const FmtOpts& o) {
   try {
     all = ir::read_file(o.file);
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   std::string result;
   int changed = 0, bad = 0;
@@ -36,13 +37,13 @@ int run_fmt(const FmtOpts& o) {
       std::string canon = ir::task_to_json(t);
       if (canon != l) {
         ++changed;
-        if (o.check) std::cout << o.file << ":" << line << ": " << t.workload << ": not canonical\n";
+        if (o.check) std::cout << core::terminal_safe(o.file + ":" + std::to_string(line) + ": " + t.workload) << ": not canonical\n";
       }
       result += canon;
       result += '\n';
     } catch (const ir::LeirError& e) {
       ++bad;
-      std::cerr << o.file << ":" << line << ": " << e.diag().full() << "\n";
+      std::cerr << core::terminal_safe(o.file + ":" + std::to_string(line) + ": " + e.diag().full()) << "\n";
     }
   }
   if (bad) return 2;
@@ -67,7 +68,7 @@ CommandRegistrar reg("10-fmt", [](CLI::App& app) -> RunFn {
   auto* sub = app.add_subcommand("fmt", "Print tasks in canonical form (whitespace dropped, Python json.dumps layout)");
   sub->add_option("file", o->file, "Tasks as JSONL (one task per line)")->required();
   sub->add_flag("--check", o->check, "Print nothing but the tasks whose text would change; exit 1 if any");
-  sub->add_option("-o,--output", o->out, "Write the canonical JSONL here (atomically) instead of stdout");
+  sub->add_option("-o,--output", o->out, "Write the canonical JSONL here (atomically; an existing link, FIFO or device is never replaced: E115) instead of stdout");
   return [o] { return run_fmt(*o); };
 });
 

@@ -32,7 +32,7 @@ int replay_cmd(const FuzzArgs& a) {
     for (const auto& e : std::filesystem::directory_iterator(a.replay))
       if (e.path().extension() == ".json") files.push_back(e.path());
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   std::sort(files.begin(), files.end());
   int failed = 0;
@@ -69,7 +69,7 @@ int fuzz_cmd(FuzzArgs& a) {
   try {
     std::filesystem::create_directories(a.out);
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   double next = a.progress_every;
   auto progress = [&](const fuzz::Figures& f) {
@@ -107,7 +107,7 @@ int fuzz_cmd(FuzzArgs& a) {
   try {
     ir::write_file_atomic(summary, j.dump(2) + "\n");
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   const auto& f = r.figures;
   std::cout << fmt::format("{} programs ({} valid, {} round trips), {} C lowerings, {} strategy candidates ({} also "

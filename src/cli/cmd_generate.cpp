@@ -11,8 +11,9 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "cli/work_budget.hpp"
 #include "cli/mpi_launch.hpp"
+#include "cli/work_budget.hpp"
+#include "core/text.hpp"
 #include "dataset/config.hpp"
 #include "dataset/generate.hpp"
 #include "runtime/node_slots.hpp"
@@ -72,7 +73,7 @@ int run_mpi(const dataset::GenConfig& gen, const dataset::FilterConfig& filter, 
   } catch (const std::invalid_argument& e) {
     rc = fail(prefix + e.what());
   } catch (const std::exception& e) {
-    std::cerr << "steptp: error: " << prefix << e.what() << "\n";
+    std::cerr << "steptp: error: " << core::terminal_safe(prefix + e.what()) << "\n";
     rc = 1;
   }
   mpi.barrier();
@@ -85,7 +86,7 @@ int run_mpi(const dataset::GenConfig& gen, const dataset::FilterConfig& filter, 
   try {
     dataset::run_merge(o.out, shards, false, nullptr);
   } catch (const std::exception& e) {
-    std::cerr << "steptp: error: " << prefix << "merge: " << e.what()
+    std::cerr << "steptp: error: " << core::terminal_safe(prefix + "merge: " + e.what())
               << " (rerun the same command: finished units come from the shard caches)\n";
     return 1;
   }
@@ -100,7 +101,7 @@ int run(GenerateArgs& a) {
   try {
     if (!a.config.empty()) dataset::load_config_file(a.config, gen, filter);
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   if (!a.workloads.empty()) gen.workloads = a.workloads;
   if (!a.onnx.empty()) gen.onnx_dirs = a.onnx;

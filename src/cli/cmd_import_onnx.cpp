@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "frontend/onnx_check.hpp"
 #include "core/json_text.hpp"
+#include "core/text.hpp"
+#include "frontend/onnx_check.hpp"
 #include "frontend/onnx_import.hpp"
 #include "frontend/params_sidecar.hpp"
 #include "frontend/partition.hpp"
@@ -60,9 +61,9 @@ int run_partition(const ImportOpts& o, const std::string& model_path) {
                      {"tasks", index}};
   ir::write_file_atomic((fs::path(o.out) / "tasks.json").string(), core::dump_pretty(doc) + "\n");
   auto n = [](std::size_t k, const char* one, const char* many) { return fmt::format("{} {}", k, k == 1 ? one : many); };
-  std::cerr << fmt::format("{}: {} -> {} -> {} in {} (import + partition {:.2f} s)\n", part.model,
+  std::cerr << fmt::format("{}: {} -> {} -> {} in {} (import + partition {:.2f} s)\n", core::terminal_safe(part.model),
                            n(imp.task.program.nests.size(), "nest", "nests"), n(part.groups, "fused group", "fused groups"),
-                           n(part.tasks.size(), "distinct task", "distinct tasks"), o.out, secs);
+                           n(part.tasks.size(), "distinct task", "distinct tasks"), core::terminal_safe(o.out), secs);
   return 0;
 }
 
@@ -104,7 +105,7 @@ int run_import(const ImportOpts& o) {
   } catch (const ir::LeirError& e) {
     return fail(e.diag().headline());
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
 }
 

@@ -37,7 +37,7 @@ int run_lower(const LowerOpts& o) {
   } catch (const ir::LeirError& e) {
     return fail_in(o.file, e);
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   if (o.check) {
     if (o.target == "tir") return usage_error("lower", "--check supports --target c and cuda");
@@ -50,7 +50,7 @@ int run_lower(const LowerOpts& o) {
     try {
       co.fixed = o.params.load(o.file, t);
     } catch (const std::exception& e) {
-      return fail(e.what());
+      return fail_exception(e);
     }
     co.limits.timeout_seconds = o.timeout;
     co.interp.max_steps = o.budget.max_steps;
@@ -75,7 +75,7 @@ CommandRegistrar reg("40-lower", [](CLI::App& app) -> RunFn {
   sub->add_option("--timeout", o->timeout, "--check: seconds per sandboxed run (default 60)");
   o->budget.add_options(sub, "--check: ");
   o->params.add_options(sub);
-  sub->add_option("-o,--output", o->out, "Write the code here (atomically) instead of stdout");
+  sub->add_option("-o,--output", o->out, "Write the code here (atomically; an existing link, FIFO or device is never replaced: E115) instead of stdout");
   return [o] { return run_lower(*o); };
 });
 

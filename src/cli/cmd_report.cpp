@@ -22,18 +22,18 @@ const CommandRegistrar reg("47-report", [](CLI::App& app) -> RunFn {
                 "and/or search directories, side by side");
   c->add_option("dirs", o->dirs, "dataset, eval or search directories (kind detected from manifest.json/summary.json)")
       ->required();
-  c->add_option("-o,--output", o->out, "the HTML file to write (atomically)")->capture_default_str();
+  c->add_option("-o,--output", o->out, "the HTML file to write (atomically; an existing link, FIFO or device is never replaced: E115)")->capture_default_str();
   return [o]() {
     std::string html;
     try {
       html = report::render_report(o->dirs);
     } catch (const std::exception& e) {  // a directory of no known kind, unreadable input, gnuplot missing
-      return fail(e.what());
+      return fail_exception(e);
     }
     try {
       ir::write_file_atomic(o->out, html);
     } catch (const std::exception& e) {
-      return fail(e.what());
+      return fail_exception(e);
     }
     std::cout << "report: " << o->out << "\n";
     return 0;

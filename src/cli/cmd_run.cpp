@@ -11,6 +11,7 @@
 #include "cli/command.hpp"
 #include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
+#include "core/text.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/diag.hpp"
 #include "ir/limits.hpp"
@@ -53,7 +54,7 @@ int run_cmd(const RunArgs& a) {
   } catch (const ir::LeirError& e) {
     return fail_in(a.path, e);
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   try {
     a.budget.check(task);
@@ -64,7 +65,7 @@ int run_cmd(const RunArgs& a) {
   try {
     fixed = a.params.load(a.path, task);
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   try {
     interp::Interpreter in(task);
@@ -86,7 +87,7 @@ int run_cmd(const RunArgs& a) {
     try {
       out = in.run(inputs, ro);
     } catch (const ir::LeirError& e) {
-      std::cerr << e.diag().full() << "\n";
+      std::cerr << core::terminal_safe(e.diag().full()) << "\n";
       return 1;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -109,10 +110,10 @@ int run_cmd(const RunArgs& a) {
                              secs, cpu, a.typed ? "typed" : "f64", a.seed, a.dist);
     return 0;
   } catch (const ir::LeirError& e) {
-    std::cerr << e.diag().full() << "\n";
+    std::cerr << core::terminal_safe(e.diag().full()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
 }
 

@@ -11,7 +11,8 @@
 
 namespace steptp::cli {
 
-/// A command's run function returns the process exit code: 0 success, 1 "check failed", 2 bad input.
+/// A command's run function returns the process exit code (core/exit_status.hpp): 0 success, 1 "check failed",
+/// 2 bad input, 3 stopped early (generate); 70 is for a bug in steptp, never for bad input.
 using RunFn = std::function<int()>;
 
 /// `setup` adds one subcommand to `app` (with its options bound to captured state) and returns the function to
@@ -28,8 +29,12 @@ struct RegisteredCommand {
 };
 std::vector<RegisteredCommand>& command_registry();
 
-/// Prints "steptp: error: <msg>" to stderr (one line) and returns 2.
+/// Prints "steptp: error: <msg>" to stderr (one line, core::terminal_safe) and returns 2.
 int fail(const std::string& msg);
+
+/// An exception that reached a command's top level: fail() (exit 2) when core::is_input_error, else one line
+/// "steptp: internal error: <what> (...)" and core::kExitInternal (70).
+int fail_exception(const std::exception& e);
 
 /// A command-line usage error (a flag value or combination the command refuses): fail() with the stable code U001
 /// located at the command, "U001 at `steptp generate`: --timer must be real or fixed", like CLI11's own parse

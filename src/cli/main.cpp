@@ -5,6 +5,8 @@
 
 #include "cli/command.hpp"
 #include "core/allocator.hpp"
+#include "core/exit_status.hpp"
+#include "core/text.hpp"
 
 namespace steptp::cli {
 
@@ -18,8 +20,15 @@ CommandRegistrar::CommandRegistrar(std::string order_key, SetupFn setup) {
 }
 
 int fail(const std::string& msg) {
-  std::cerr << "steptp: error: " << msg << "\n";
+  std::cerr << "steptp: error: " << steptp::core::terminal_safe(msg) << "\n";
   return 2;
+}
+
+int fail_exception(const std::exception& e) {
+  if (steptp::core::is_input_error(e)) return fail(e.what());
+  std::cerr << "steptp: internal error: " << steptp::core::terminal_safe(e.what())
+            << " (a bug in steptp, not in the input: please report it with the command line)\n";
+  return steptp::core::kExitInternal;
 }
 
 int usage_error(const std::string& command, const std::string& msg) {
@@ -85,7 +94,7 @@ int main(int argc, char** argv) {
     for (auto& [sub, fn] : runs)
       if (sub->parsed()) return fn();
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail_exception(e);
   }
   return 0;
 }

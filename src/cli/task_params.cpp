@@ -1,4 +1,5 @@
 #include "cli/task_params.hpp"
+#include "core/text.hpp"
 
 #include <filesystem>
 #include <iostream>
@@ -33,7 +34,7 @@ std::shared_ptr<const interp::TensorMap> TaskParams::load(const std::string& tas
   for (const auto& k : task.known)
     if ((k.role == ir::Role::Param || k.role == ir::Role::Constant) && !values->count(k.name)) ++missing;
   if (missing)
-    std::cerr << "steptp: warning: " << path << " has no values for " << missing
+    std::cerr << "steptp: warning: " << core::terminal_safe(path) << " has no values for " << missing
               << " param/constant buffer(s) of the task; they are drawn\n";
   return values;
 }

@@ -58,7 +58,7 @@ ParsedAnswer parse_answer(const std::string& reply, int n, bool truncated) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(body, cb, /*allow_exceptions=*/true, /*ignore_comments=*/false);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range 406 for a number like 1e999
     return fail(a, "not_json", std::string(e.what()).substr(0, 200));
   }
   if (!dup.empty()) return fail(a, "duplicate_key", "key \"" + dup + "\" appears twice in one object");

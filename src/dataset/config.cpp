@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/hash.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::dataset {
@@ -100,34 +101,45 @@ std::string FilterConfig::hash() const {
   return H({"steptp.filter/1", canonical_json(to_json()), std::to_string(kPromptVersion)});
 }
 
-void load_config_file(const std::string& path, GenConfig& gen, FilterConfig& filter) {
-  ojson j;
-  try {
-    j = ojson::parse(ir::read_file(path));
-  } catch (const ojson::parse_error& e) {
-    throw std::invalid_argument("config " + path + ": " + e.what());
+namespace {
+
+// The options of a parsed config object into `gen` and `filter`. Throws std::invalid_argument (unknown section or
+// option) or a JSON library error (a mistyped value).
+void apply_config(const ojson& j, GenConfig& gen, FilterConfig& filter) {
+  if (!j.is_object()) throw std::invalid_argument("not a JSON object");
+  if (j.contains("gen") || j.contains("filter")) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.key() != "gen" && it.key() != "filter") throw std::invalid_argument("unknown section '" + it.key() + "'");
+    if (j.contains("gen")) gen = GenConfig::from_json(j["gen"]);
+    if (j.contains("filter")) filter = FilterConfig::from_json(j["filter"]);
+    return;
   }
-  if (!j.is_object()) throw std::invalid_argument("config " + path + ": not a JSON object");
+  ojson g = ojson::object(), f = ojson::object();
+  ojson gk = GenConfig{}.to_json(), fk = FilterConfig{}.to_json();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (gk.contains(it.key())) g[it.key()] = it.value();
+    else if (fk.contains(it.key())) f[it.key()] = it.value();
+    else throw std::invalid_argument("unknown option '" + it.key() + "'");
+  }
+  gen = GenConfig::from_json(g);
+  filter = FilterConfig::from_json(f);
+}
+
+}  // namespace
+
+void load_config_file(const std::string& path, GenConfig& gen, FilterConfig& filter) {
+  std::string text;
   try {
-    if (j.contains("gen") || j.contains("filter")) {
-      for (auto it = j.begin(); it != j.end(); ++it)
-        if (it.key() != "gen" && it.key() != "filter")
-          throw std::invalid_argument("unknown section '" + it.key() + "'");
-      if (j.contains("gen")) gen = GenConfig::from_json(j["gen"]);
-      if (j.contains("filter")) filter = FilterConfig::from_json(j["filter"]);
-      return;
-    }
-    ojson g = ojson::object(), f = ojson::object();
-    ojson gk = GenConfig{}.to_json(), fk = FilterConfig{}.to_json();
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      if (gk.contains(it.key())) g[it.key()] = it.value();
-      else if (fk.contains(it.key())) f[it.key()] = it.value();
-      else throw std::invalid_argument("unknown option '" + it.key() + "'");
-    }
-    gen = GenConfig::from_json(g);
-    filter = FilterConfig::from_json(f);
-  } catch (const ojson::exception& e) {
-    throw std::invalid_argument("config " + path + ": " + e.what());
+    text = ir::read_file(path);
+  } catch (const ir::LeirError& e) {  // E108 unreadable, E107 over the read limit
+    throw DatasetDirError("D011", path, e.diag().message);
+  }
+  try {
+    apply_config(ojson::parse(text), gen, filter);
+  } catch (const ojson::exception& e) {  // parse_error, 406 for a number like 1e999, a mistyped value
+    throw DatasetDirError("D011", path, e.what());
+  } catch (const std::invalid_argument& e) {
+    throw DatasetDirError("D011", path, e.what());
   }
 }
 

@@ -115,7 +115,8 @@ struct FilterConfig {
 };
 
 
-/// Reads `{"gen": {...}, "filter": {...}}` or a flat object whose keys belong to either section.
+/// Reads `{"gen": {...}, "filter": {...}}` or a flat object whose keys belong to either section. Any fault (unreadable,
+/// not JSON, an unknown section or option, a mistyped value) is DatasetDirError D011 at the file.
 void load_config_file(const std::string& path, GenConfig& gen, FilterConfig& filter);
 
 }  // namespace steptp::dataset

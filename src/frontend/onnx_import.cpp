@@ -162,7 +162,7 @@ OnnxImport import_onnx(const std::string& model_path) {
   namespace fs = std::filesystem;
   fs::path p(model_path);
   std::string bytes;
-  bytes = ir::read_file(model_path);  // E108 at the path when missing or unreadable
+  bytes = ir::read_file(model_path, ir::kMaxModelReadBytes);  // E108 at the path when missing or unreadable
   fs::path dir = p.parent_path();
   std::string workload = p.stem().string();
   std::string suite = "onnx";

@@ -128,7 +128,7 @@ void write_params_sidecar(const std::string& path, const interp::TensorMap& para
 }
 
 interp::TensorMap read_params_sidecar(const std::string& path) {
-  return decode_params_sidecar(ir::read_file(path), path);
+  return decode_params_sidecar(ir::read_file(path, ir::kMaxModelReadBytes), path);
 }
 
 std::string params_sidecar_path(const std::string& task_path) {

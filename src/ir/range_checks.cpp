@@ -1,5 +1,5 @@
 // LEIR.md §7.2 checks driven by the exact ranges: intermediate shapes (E206, E207), known writes (E209, E210),
-// unguarded reads (E208) and unanalysable entries (E215).
+// unguarded reads (E208), unanalysable entries (E215) and index division or modulo by zero (E217).
 #include <string>
 
 #include "ir/ranges.hpp"
@@ -26,6 +26,13 @@ void too_large(const Expr& entry, const IndexRange& r, DiagSink& sink) {
                              (r.points == UINT64_MAX ? std::string("more than 2^64") : std::to_string(r.points)) +
                              " points (limit 2^24)");
 }
+// E215 for an entry too large to enumerate, E217 for one that divides by zero at some point of the box (the
+// interpreter's E303; compiled code would index with an undefined value).
+void report_unanalysable(const Expr& entry, const IndexRange& r, DiagSink& sink) {
+  if (r.status == RangeStatus::TooLarge) too_large(entry, r, sink);
+  if (r.status == RangeStatus::DivByZero)
+    sink.at(entry, "E217", "index division or modulo by zero at " + r.zero_at + " (LEIR.md §8.2)");
+}
 }  // namespace
 
 void check_ranges(const Task& t, ProgramFacts& f, DiagSink& sink) {
@@ -51,7 +58,7 @@ void check_ranges(const Task& t, ProgramFacts& f, DiagSink& sink) {
         continue;
       }
       IndexRange ir = index_range(entry, boxes[o.stmt]);
-      if (ir.status == RangeStatus::TooLarge) too_large(entry, ir, sink);
+      report_unanalysable(entry, ir, sink);
       if (!ir.exact()) {
         b.write_ranges_known = false;
         continue;
@@ -97,7 +104,7 @@ void check_ranges(const Task& t, ProgramFacts& f, DiagSink& sink) {
     const bool shape_known = b.info.known || (b.first_write && b.write_ranges_known);
     for (std::size_t d = 0; d < r.args.size(); ++d) {
       IndexRange ir = index_range(r.args[d], boxes[o.stmt]);
-      if (ir.status == RangeStatus::TooLarge) too_large(r.args[d], ir, sink);
+      report_unanalysable(r.args[d], ir, sink);
       if (!ir.exact() || !shape_known) continue;
       const std::int64_t ext = b.info.shape[d];
       if (ir.lo < 0 || ir.hi >= ext)

@@ -206,6 +206,14 @@ bool compile(const Expr& e, const Slots& s, std::vector<Code>& out) {
 // Wrapping i64 arithmetic (LEIR.md §8.2: integers are computed in i64 and wrap).
 std::int64_t wrap(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
+// A `//` or `%` by zero at the point `val` (§8.2: E303 at run time): the entry has no range (E217).
+IndexRange div_by_zero(IndexRange r, const Slots& s, const std::vector<std::int64_t>& val) {
+  r.status = RangeStatus::DivByZero;
+  for (std::size_t i = 0; i < s.names.size(); ++i)
+    r.zero_at += (i ? ", " : "") + std::string(s.names[i]) + "=" + std::to_string(val[i]);
+  return r;
+}
+
 IndexRange enumerate(const std::vector<Code>& code, const Slots& s, std::uint64_t points) {
   IndexRange r;
   r.points = points;
@@ -228,11 +236,11 @@ IndexRange enumerate(const std::vector<Code>& code, const Slots& s, std::uint64_
             case Op::Sub: x = wrap(ua - ub); break;
             case Op::Mul: x = wrap(ua * ub); break;
             case Op::FloorDiv:
-              if (b == 0) return r;  // Undefined: division by zero at run time (E303)
+              if (b == 0) return div_by_zero(r, s, val);
               x = (a == kI64Min && b == -1) ? kI64Min : floordiv(a, b);
               break;
             case Op::Mod:
-              if (b == 0) return r;
+              if (b == 0) return div_by_zero(r, s, val);
               if (b == -1) { x = 0; break; }
               x = a % b;
               if (x != 0 && ((x < 0) != (b < 0))) x += b;

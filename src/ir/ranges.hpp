@@ -50,20 +50,22 @@ enum class RangeStatus : std::uint8_t {
   Gather,     // the entry reads a buffer: no static range (checked at run time)
   Unbound,    // mentions a variable that is not in the box (the validator's E113)
   TooLarge,   // non-affine over more than kMaxRangePoints points (E215)
-  Undefined,  // not an integer index expression (E211 forms), or division/modulo by zero at some point
+  Undefined,  // not an integer index expression (E211 forms)
+  DivByZero,  // `//` or `%` by zero at some point of the box (E217); `zero_at` names the first such point
 };
 
 struct IndexRange {
   RangeStatus status = RangeStatus::Undefined;
   std::int64_t lo = 0, hi = 0;
   std::uint64_t points = 0;  // size of the sub-box of the variables mentioned (saturating); set when non-affine
+  std::string zero_at;       // DivByZero: the first point, e.g. "a=3, c=0"
   bool exact() const { return status == RangeStatus::Exact; }
 };
 
 /// Exact range of one subscript entry over `box` (§7.2). Affine entries use the closed formula; other entries
 /// use exact interval rules where they provably apply (disjoint variables, // and % by constants) and otherwise
 /// evaluate every point of the sub-box of the variables they mention, in i64 with floor division/modulo
-/// (LEIR.md §8.2). Never throws.
+/// (LEIR.md §8.2); a `//` or `%` by zero at some point makes the entry DivByZero. Never throws.
 IndexRange index_range(const Expr& entry, const LoopBox& box);
 
 }  // namespace steptp::ir

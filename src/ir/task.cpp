@@ -122,7 +122,7 @@ Task parse_task(std::string_view json_text) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range 406 for a number like 1e999
     task_error("E101", "$",
                fmt::format("malformed JSON: {}{}",
                            looks_like_bare_leir(json_text)
@@ -232,17 +232,6 @@ std::string task_to_json(const Task& t) {
   return out;
 }
 
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw LeirError("E108", "cannot read file: is a directory", 0, path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw LeirError("E108", fmt::format("cannot read file: {}", std::strerror(errno)), 0, path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw LeirError("E108", "read error", 0, path);
-  return ss.str();
-}
-
 std::vector<TaskOrError> read_tasks_jsonl(const std::string& path) {
   std::string all = read_file(path);
   std::vector<TaskOrError> out;
@@ -288,28 +277,6 @@ Task read_task_file(const std::string& path) {
     auto nl = all.find('\n', first);
     if (nl == std::string::npos) throw;
     return parse_task(std::string_view(all).substr(first, nl - first));
-  }
-}
-
-void write_file_atomic(const std::string& path, std::string_view content) {
-  std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-    ok &= std::fflush(f) == 0;
-    ok &= ::fsync(::fileno(f)) == 0 || true;
-    ok &= std::fclose(f) == 0;
-    if (!ok) {
-      const int err = errno;
-      std::remove(tmp.c_str());
-      throw std::runtime_error(fmt::format("error writing '{}': {}", path, std::strerror(err)));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
   }
 }
 

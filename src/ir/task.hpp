@@ -8,6 +8,7 @@
 
 #include "ir/ast.hpp"
 #include "ir/diag.hpp"
+#include "ir/file_io.hpp"  // read_file, write_file_atomic (declared there)
 
 namespace steptp::ir {
 
@@ -68,12 +69,5 @@ std::vector<TaskOrError> read_tasks_jsonl(const std::string& path);
 /// Reads a file that holds one task (a .json object) or JSONL (first valid task). Throws LeirError or
 /// std::runtime_error (unreadable file).
 Task read_task_file(const std::string& path);
-
-/// Writes `content` to `path` atomically (temp file in the same directory + rename). Throws std::runtime_error.
-void write_file_atomic(const std::string& path, std::string_view content);
-
-/// Reads a whole file. Throws LeirError E108 (a std::runtime_error) at the path when it is missing, a directory or
-/// unreadable: "LEIR-E108 at PATH: cannot read file: No such file or directory".
-std::string read_file(const std::string& path);
 
 }  // namespace steptp::ir

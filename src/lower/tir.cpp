@@ -13,6 +13,7 @@
 
 #include "ir/diag.hpp"
 #include "lower/common.hpp"
+#include "lower/escape.hpp"
 #include "lower/lower.hpp"
 
 namespace steptp::lower {
@@ -88,15 +89,15 @@ class TirEmitter {
     out_ << "from tvm.script import tir as T\n\n@T.prim_func\ndef main(";
     bool first = true;
     for (const auto* b : p_.knowns()) {
-      out_ << (first ? "" : ", ") << b->name << ": T.Buffer(" << shape_tuple(b->shape) << ", \""
-           << tvm_type(b->dtype) << "\")";
+      out_ << (first ? "" : ", ") << b->name << ": T.Buffer(" << shape_tuple(b->shape) << ", "
+           << python_string_literal(tvm_type(b->dtype)) << ")";
       first = false;
     }
     out_ << "):\n";
     line(1, "T.func_attr({\"tir.noalias\": True})");
     for (const auto* b : p_.intermediates())
-      line(1, b->name + " = T.alloc_buffer(" + shape_tuple(b->shape) + ", \"" + tvm_type(b->dtype) +
-                  "\", scope=\"" + std::string(ir::scope_tvm_name(b->scope)) + "\")");
+      line(1, b->name + " = T.alloc_buffer(" + shape_tuple(b->shape) + ", " + python_string_literal(tvm_type(b->dtype)) +
+                  ", scope=" + python_string_literal(ir::scope_tvm_name(b->scope)) + ")");
     for (const auto& top : prog.nests) {
       int ind = 1;
       if (gpu_ && !has_bound_loop(top)) {

@@ -4,13 +4,15 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "ir/file_io.hpp"
+
 namespace steptp::policy {
 
 ReplayPolicy::ReplayPolicy(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("replay file " + path + ": cannot open");
   std::string line;
-  for (int no = 1; std::getline(in, line); ++no) {
+  for (int no = 1; ir::getline_bounded(in, line, path); ++no) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto where = [&] { return "replay file " + path + ":" + std::to_string(no) + ": "; };
     nlohmann::json j;

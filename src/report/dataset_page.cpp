@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/pages.hpp"
+#include "ir/file_io.hpp"
 
 namespace steptp::report {
 namespace {
@@ -42,7 +43,7 @@ ArchiveData read_archive(const std::string& path) {
   ArchiveData a;
   std::ifstream f(path);
   std::size_t line_no = 0;
-  for (std::string l; std::getline(f, l);) {
+  for (std::string l; ir::getline_bounded(f, l, path);) {
     ++line_no;
     if (l.empty()) continue;
     ojson r = ojson::parse(l, nullptr, false);

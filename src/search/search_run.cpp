@@ -49,7 +49,7 @@ std::vector<Root> dataset_roots(const SearchOptions& opt, ojson& manifest) {
   std::map<std::string, int> per_workload;
   std::vector<Root> roots;
   std::string line;
-  for (int no = 1; std::getline(in, line); ++no) {
+  for (int no = 1; ir::getline_bounded(in, line, apath); ++no) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     ojson rec;
     try {

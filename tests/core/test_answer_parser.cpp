@@ -65,3 +65,16 @@ TEST(AnswerParser, TheLastThinkCloseDecides) {
 
 }  // namespace
 }  // namespace steptp::core
+
+// Issue #48 item 2: a number the JSON library cannot hold (1e999) is that answer's `not_json` parse failure; it used to
+// escape as an uncaught out_of_range and stop eval.
+namespace steptp::core {
+namespace {
+TEST(AnswerParser, NumberOverflowIsNotJson) {
+  const ParsedAnswer a = parse_answer(R"(<answer>{"applied_strategy": 1e999, "transformed_IR": "x"}</answer>)", 1);
+  EXPECT_FALSE(a.ok);
+  EXPECT_EQ(a.reason, "not_json");
+  EXPECT_NE(a.detail.find("number overflow"), std::string::npos) << a.detail;
+}
+}  // namespace
+}  // namespace steptp::core

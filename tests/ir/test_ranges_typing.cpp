@@ -94,7 +94,10 @@ TEST(Ranges, NonAffineEntries) {
   r = range("(d+3)%16", ls);  // inside one period: [3, 12]
   EXPECT_EQ(r.lo, 3);
   EXPECT_EQ(r.hi, 12);
-  EXPECT_EQ(range("a//(c-1)", ls).status, RangeStatus::Undefined);  // c=1 divides by zero
+  r = range("a//(c-1)", ls);  // c=1 divides by zero (E217), at the first point of the box where it does
+  EXPECT_EQ(r.status, RangeStatus::DivByZero);
+  EXPECT_EQ(r.zero_at, "a=0, c=1");
+  EXPECT_EQ(range("a%(c-1)", ls).status, RangeStatus::DivByZero);
   EXPECT_EQ(range("A^{i64,g}_{a}+1", ls).status, RangeStatus::Gather);
   EXPECT_EQ(range("q+1", ls).status, RangeStatus::Unbound);
   EXPECT_EQ(range("a/2", ls).status, RangeStatus::Undefined);

@@ -181,6 +181,41 @@ TEST(ValidateErrors, E216Overflow) {
   expect_diag("C:output:i64:", "B^{1}_{tx=0}[C^{i64,g}=9223372036854775807+1;];", {"E216"}, "9223");
 }
 
+// Issue #48 item 5: `//` and `%` by a range that contains 0. Before E217, the first passed `check` and made
+// `measure` segfault; the second (index -4 at a=2) was timed with ok: true.
+TEST(ValidateErrors, E217IndexDivisionByZeroScaled) {
+  expect_diag("A:input:f32:8;D:output:f32:8", "L^{8}_{a=0}[D^{f32,g}_{a}=A^{f32,g}_{(7//(a-3))*100000000};];",
+              {"E217"}, "(7//(a-3))");
+  Task t = make_task("A:input:f32:8;D:output:f32:8",
+                     "L^{8}_{a=0}[D^{f32,g}_{a}=A^{f32,g}_{(7//(a-3))*100000000};];");
+  EXPECT_NE(analyze(t).diags[0].message.find("at a=3"), std::string::npos) << analyze(t).diags[0].full();
+}
+
+TEST(ValidateErrors, E217IndexDivisionByZeroNegativeIndex) {
+  expect_diag("A:input:f32:8;D:output:f32:8", "L^{8}_{a=0}[D^{f32,g}_{a}=A^{f32,g}_{7//(a-3)+3};];", {"E217"},
+              "7//(a-3)");
+}
+
+TEST(ValidateErrors, E217ModuloByZeroInAWrite) {
+  expect_diag("A:input:f32:8;D:output:f32:4", "L^{8}_{a=0}L^{2}_{c=0}[D^{f32,g}_{a%(c*2)}=A^{f32,g}_{a};];",
+              {"E217"}, "a%(c*2)");
+}
+
+TEST(ValidateErrors, E208DivisorRangeWithoutZeroIsExact) {
+  // a+1 in [1, 8]: 7//(a+1) takes [0, 7] (fits 8), 15//(a+1) takes [1, 15] (E208 against extent 8).
+  Task ok = make_task("A:input:f32:8;D:output:f32:8", "L^{8}_{a=0}[D^{f32,g}_{a}=A^{f32,g}_{7//(a+1)};];");
+  EXPECT_TRUE(analyze(ok).diags.empty());
+  expect_diag("A:input:f32:8;D:output:f32:8", "L^{8}_{a=0}[D^{f32,g}_{a}=A^{f32,g}_{15//(a+1)};];", {"E208"},
+              "A^{f32,g}_{15");
+}
+
+TEST(ValidateErrors, E217NotForAGuardedRead) {
+  // The guard excludes a=3; guarded reads are checked at run time (E302/E303), as LEIR.md §7.2 says.
+  Task t = make_task("A:input:f32:8;D:output:f32:8",
+                     "L^{8}_{a=0}[D^{f32,g}_{a}=if_then_else(a>3,A^{f32,g}_{7//(a-3)},0);];");
+  EXPECT_TRUE(analyze(t).diags.empty()) << analyze(t).diags[0].full();
+}
+
 TEST(ValidateErrors, AllErrorsAreReportedInTextOrder) {
   // Three independent defects: E211 (nest 1), E213 (nest 2), E216 (nest 3).
   const std::string leir =

@@ -222,7 +222,7 @@ interp::Tensor tensor_from_proto(const onnx::TensorProto& t) {
 
 interp::Tensor read_tensor_pb(const std::string& path) {
   onnx::TensorProto t;
-  if (!t.ParseFromString(ir::read_file(path)))  // E108 when unreadable
+  if (!t.ParseFromString(ir::read_file(path, ir::kMaxModelReadBytes)))  // E108 when unreadable
     throw ir::LeirError(kImportFile, "not a valid ONNX TensorProto", 0, path);
   try {
     return tensor_from_proto(t);

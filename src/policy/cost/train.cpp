@@ -119,7 +119,7 @@ TrainReport train_learned_model(const std::string& dataset, const std::string& o
     return progs.size() - 1;
   };
   std::size_t line_no = 0;
-  for (std::string line; std::getline(in, line);) {
+  for (std::string line; ir::getline_bounded(in, line, rep.dataset);) {
     ++line_no;
     if (line.empty()) continue;
     ++rep.records;
