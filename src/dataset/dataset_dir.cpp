@@ -1,7 +1,13 @@
 #include "dataset/dataset_dir.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
+
+#include "ir/file_io.hpp"
 
 namespace steptp::dataset {
 
@@ -38,12 +44,37 @@ std::string require_file(const std::string& dir, const std::string& rel, const s
   return p;
 }
 
+bool is_atomic_temp_name(const std::string& filename) {
+  const auto at = filename.rfind(".tmp.");
+  if (at == std::string::npos || at == 0 || at + 5 == filename.size()) return false;
+  return filename.find_first_not_of("0123456789", at + 5) == std::string::npos;
+}
+
+std::vector<std::string> remove_stale_temp_files(const std::string& dir, const std::vector<std::string>& subdirs) {
+  std::vector<std::string> removed;
+  std::vector<fs::path> dirs{fs::path(dir)};
+  for (const auto& s : subdirs) dirs.push_back(fs::path(dir) / s);
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (!is_atomic_temp_name(name) || !it->is_regular_file(ec)) continue;
+      const std::string digits = name.substr(name.rfind(".tmp.") + 5);
+      const long long pid = digits.size() > 9 ? -1 : std::stoll(digits);
+      const bool gone = pid <= 0 || pid == ::getpid() || (::kill(pid_t(pid), 0) != 0 && errno == ESRCH);
+      std::error_code rm;
+      if (gone && fs::remove(it->path(), rm)) removed.push_back(it->path().string());
+    }
+  }
+  return removed;
+}
+
 std::vector<ojson> read_jsonl(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw DatasetDirError("D002", path, "missing or unreadable");
   std::vector<ojson> v;
   std::string line;
-  for (int no = 1; std::getline(in, line); ++no) {
+  for (int no = 1; ir::getline_bounded(in, line, path); ++no) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     ojson j = ojson::parse(line, nullptr, false);
     if (j.is_discarded()) throw DatasetDirError("D003", path + ":" + std::to_string(no), "not a JSON line");

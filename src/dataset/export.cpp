@@ -30,8 +30,12 @@ struct Writer {
   std::vector<std::pair<std::string, std::string>> files;  // relative path, sha256
   void put(const std::string& rel, const std::string& content) {
     fs::path p = fs::path(root) / rel;
-    fs::create_directories(p.parent_path());
-    ir::write_file_atomic(p.string(), content);
+    try {
+      fs::create_directories(p.parent_path());
+      ir::write_file_atomic(p.string(), content);
+    } catch (const std::exception& e) {
+      throw DatasetDirError("D010", p.string(), std::string("cannot write the file: ") + e.what());
+    }
     files.emplace_back(rel, sha256_hex(content));
   }
 };
@@ -43,6 +47,7 @@ bool reject_less(const Reject& a, const Reject& b) {
 }  // namespace
 
 void export_dataset(const std::string& out_dir, ExportInput in) {
+  remove_stale_temp_files(out_dir, {"archive", "chat", "eval"});
   std::sort(in.archive.begin(), in.archive.end(), record_less);
   FilterOutput f = filter_records(in.archive, in.filter, in.gen.master_seed);
   Writer w{out_dir, {}};
@@ -103,46 +108,105 @@ void export_dataset(const std::string& out_dir, ExportInput in) {
   std::sort(w.files.begin(), w.files.end());
   for (auto& [p, h] : w.files) files[p] = h;
   m["files"] = files;
-  ir::write_file_atomic((fs::path(out_dir) / "manifest.json").string(), dump_pretty(m));
+  try {
+    ir::write_file_atomic((fs::path(out_dir) / "manifest.json").string(), dump_pretty(m));
+  } catch (const std::exception& e) {
+    throw DatasetDirError("D010", (fs::path(out_dir) / "manifest.json").string(),
+                          std::string("cannot write the file: ") + e.what());
+  }
 }
 
-std::vector<std::string> verify_manifest(const std::string& out_dir) {
-  std::vector<std::string> errs;
+ojson expected_stats(std::vector<ojson> archive, std::vector<Reject> rejects,
+                     const std::map<std::string, std::int64_t>& counters, const GenConfig& gen,
+                     const FilterConfig& filter) {
+  std::sort(archive.begin(), archive.end(), record_less);
+  FilterOutput f = filter_records(archive, filter, gen.master_seed);
+  rejects.insert(rejects.end(), f.rejects.begin(), f.rejects.end());
+  std::sort(rejects.begin(), rejects.end(), reject_less);  // the order of each stage's reasons in stats.json
+  return compute_stats(archive, rejects, counters, f);
+}
+
+namespace {
+
+/// The manifest's file list checked against the files: (file, problem), or ("manifest.json", problem) when the
+/// manifest lists no files or cannot be read.
+std::vector<std::pair<std::string, std::string>> manifest_problems(const std::string& out_dir) {
   fs::path mp = fs::path(out_dir) / "manifest.json";
-  if (!fs::exists(mp)) return {"manifest.json is missing"};
+  if (!fs::exists(mp)) return {{"manifest.json", "manifest.json is missing"}};
   ojson m;
   try {
     m = ojson::parse(ir::read_file(mp.string()));
-  } catch (const std::exception& e) {
-    return {"manifest.json is malformed"};
+  } catch (const std::exception&) {
+    return {{"manifest.json", "manifest.json is malformed"}};
   }
-  if (!m.contains("files") || !m["files"].is_object()) return {"manifest.json lists no files"};
+  if (!m.is_object() || !m.contains("files") || !m["files"].is_object())
+    return {{"manifest.json", "manifest.json lists no files"}};
+  std::vector<std::pair<std::string, std::string>> errs;
   for (auto it = m["files"].begin(); it != m["files"].end(); ++it) {
     fs::path p = fs::path(out_dir) / it.key();
-    if (!fs::exists(p)) {
-      errs.push_back(it.key() + " is missing");
+    if (!fs::is_regular_file(p)) {
+      errs.emplace_back(it.key(), it.key() + " is missing");
       continue;
     }
-    if (sha256_hex(ir::read_file(p.string())) != it.value().get<std::string>())
-      errs.push_back(it.key() + " does not match its SHA-256 in the manifest");
+    if (!it.value().is_string() || sha256_hex(ir::read_file(p.string())) != it.value().get<std::string>())
+      errs.emplace_back(it.key(), it.key() + " does not match its SHA-256 in the manifest");
   }
   return errs;
 }
 
+/// `what` at `where` as D003 (a file or line that is not what steptp wrote).
+[[noreturn]] void not_written_by_steptp(const std::string& where, const std::string& what) {
+  throw DatasetDirError("D003", where, what);
+}
+
+}  // namespace
+
+std::vector<std::string> verify_manifest(const std::string& out_dir) {
+  std::vector<std::string> errs;
+  for (auto& [file, what] : manifest_problems(out_dir)) errs.push_back(what);
+  return errs;
+}
+
 ExportInput load_export_input(const std::string& out_dir) {
-  auto errs = verify_manifest(out_dir);
-  if (!errs.empty()) throw std::runtime_error(out_dir + ": " + errs[0]);
-  ojson m = ojson::parse(ir::read_file((fs::path(out_dir) / "manifest.json").string()));
+  ojson m = read_manifest(out_dir);  // D001, D003, D004
+  const std::string mp = (fs::path(out_dir) / "manifest.json").string();
+  for (const auto& [file, what] : manifest_problems(out_dir)) {
+    if (file == "manifest.json") not_written_by_steptp(mp, what);
+    throw DatasetDirError("D009", (fs::path(out_dir) / file).string(), what + " (re-create the dataset with `steptp generate`)");
+  }
   ExportInput in;
-  in.gen = GenConfig::from_json(m["config"]["gen"]);
-  in.filter = FilterConfig::from_json(m["config"]["filter"]);
-  in.env = m.value("env", "");
-  in.archive = read_jsonl((fs::path(out_dir) / "archive/all.jsonl").string());
-  for (const auto& r : read_jsonl((fs::path(out_dir) / "rejects.jsonl").string()))
-    if (r.value("stage", "") != "S10") in.rejects.push_back(Reject::from_json(r));
-  ojson stats = ojson::parse(ir::read_file((fs::path(out_dir) / "stats.json").string()));
-  for (auto it = stats["pipeline_counters"].begin(); it != stats["pipeline_counters"].end(); ++it)
-    in.counters[it.key()] = it.value();
+  try {
+    in.gen = GenConfig::from_json(m.at("config").at("gen"));
+    in.filter = FilterConfig::from_json(m.at("config").at("filter"));
+    in.env = m.value("env", "");
+  } catch (const std::exception& e) {
+    not_written_by_steptp(mp, std::string("not a steptp manifest (its configuration: ") + e.what() + ")");
+  }
+  const std::string ap = (fs::path(out_dir) / "archive/all.jsonl").string();
+  in.archive = read_jsonl(ap);  // D002, D003
+  for (std::size_t i = 0; i < in.archive.size(); ++i) {
+    auto errs = record_schema_errors(in.archive[i]);
+    if (!errs.empty()) not_written_by_steptp(ap + ":" + std::to_string(i + 1), "not a steptp record: " + errs[0]);
+  }
+  const std::string rp = (fs::path(out_dir) / "rejects.jsonl").string();
+  std::size_t line = 0;
+  for (const auto& r : read_jsonl(rp)) {
+    ++line;
+    try {
+      if (r.value("stage", "") != "S10") in.rejects.push_back(Reject::from_json(r));
+    } catch (const std::exception&) {
+      not_written_by_steptp(rp + ":" + std::to_string(line), "not a steptp reject line");
+    }
+  }
+  const std::string sp = require_file(out_dir, "stats.json", "the statistics file");  // D002
+  ojson stats = ojson::parse(ir::read_file(sp), nullptr, false);
+  if (stats.is_discarded() || !stats.is_object() || !stats.contains("pipeline_counters") ||
+      !stats["pipeline_counters"].is_object())
+    not_written_by_steptp(sp, "not a steptp statistics file (no pipeline_counters object)");
+  for (auto it = stats["pipeline_counters"].begin(); it != stats["pipeline_counters"].end(); ++it) {
+    if (!it.value().is_number_integer()) not_written_by_steptp(sp, "pipeline counter '" + it.key() + "' is not an integer");
+    in.counters[it.key()] = it.value().get<std::int64_t>();
+  }
   return in;
 }
 

@@ -92,6 +92,8 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   fs::path dir = opt.sharded ? fs::path(opt.out) / "shards" / shard_dir_name(opt.shard_index, opt.shard_count)
                              : fs::path(opt.out);
   fs::create_directories(dir);
+  // A killed run's temporary files (NAME.tmp.PID, write_file_atomic) would otherwise stay next to the outputs.
+  remove_stale_temp_files(dir.string(), {"archive", "chat", "eval"});
   Cache cache(opt.cache_path.empty() ? (dir / "cache.sqlite").string() : opt.cache_path);
   std::unique_ptr<Timer> timer;
   if (gen.measure) timer = std::make_unique<Timer>(gen, &cache);

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -20,12 +21,26 @@ void global_init() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+/// Largest response body kept (a chat completion is a few KiB): a longer one stops the transfer (libcurl's write
+/// error after the headers), which malformed_reply() makes that prompt's bad_reply.
+constexpr std::size_t kMaxResponseBytes = std::size_t{64} << 20;
+
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
+  auto* body = static_cast<std::string*>(user);
+  if (size * n > kMaxResponseBytes - std::min(body->size(), kMaxResponseBytes)) return 0;
+  body->append(data, size * n);
   return size * n;
 }
 
+/// What the header callback keeps of a response: its Retry-After seconds and how many header lines arrived.
+struct HeaderInfo {
+  double retry_after = 0;
+  std::size_t lines = 0;
+};
+
 std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* info = static_cast<HeaderInfo*>(user);
+  ++info->lines;
   std::string h(data, size * n);
   auto colon = h.find(':');
   if (colon != std::string::npos) {
@@ -33,12 +48,31 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     for (auto& c : key) c = char(std::tolower(static_cast<unsigned char>(c)));
     if (key == "retry-after") {
       try {
-        *static_cast<double*>(user) = std::stod(h.substr(colon + 1));
+        info->retry_after = std::stod(h.substr(colon + 1));
       } catch (const std::exception&) {  // an HTTP date instead of seconds: use our own backoff
       }
     }
   }
   return size * n;
+}
+
+/// True when the endpoint was asked and answered, but not with a well-formed HTTP reply: a body shorter than its
+/// Content-Length, an HTTP/0.9 reply without a status line (the URL's scheme is checked up front, so this is the
+/// only unsupported protocol left once the request is sent), a header line over libcurl's 100 KB (reported as
+/// out of memory), a broken compressed body, or any failure after the first header line (headers over libcurl's
+/// 300 KB in all). A malformed reply fails that prompt, not the run.
+bool malformed_reply(CURLcode rc, bool request_sent, std::size_t header_lines) {
+  if (!request_sent) return false;
+  switch (rc) {
+    case CURLE_PARTIAL_FILE: case CURLE_WEIRD_SERVER_REPLY: case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_OUT_OF_MEMORY: case CURLE_BAD_CONTENT_ENCODING:
+#if LIBCURL_VERSION_NUM >= 0x080600
+    case CURLE_TOO_LARGE:
+#endif
+      return true;
+    default:
+      return header_lines > 0;
+  }
 }
 
 /// Strips "user:password@" from a URL so it can appear in messages.
@@ -176,7 +210,7 @@ Reply LlmPolicy::request(const Prompt& p, int sample) {
     CURL* h = curl_easy_init();
     if (!h) throw PolicyError("policy_error", "curl_easy_init failed", true);
     std::string resp;
-    double retry_after = 0;
+    HeaderInfo hinfo;
     char errbuf[CURL_ERROR_SIZE] = {0};
     curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
     headers = curl_slist_append(headers, "Accept: application/json");
@@ -192,7 +226,7 @@ Reply LlmPolicy::request(const Prompt& p, int sample) {
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &retry_after);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &hinfo);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, long(cfg_.timeout_s * 1000));
@@ -203,8 +237,9 @@ Reply LlmPolicy::request(const Prompt& p, int sample) {
     ++requests_;
     CURLcode rc = curl_easy_perform(h);
     double latency = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    long status = 0;
+    long status = 0, request_size = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &request_size);
     curl_slist_free_all(headers);
     curl_easy_cleanup(h);
     auto where = " from " + shown_endpoint_ + " (prompt " + p.id + ")";
@@ -213,16 +248,19 @@ Reply LlmPolicy::request(const Prompt& p, int sample) {
     bool retryable = false, fatal_when_spent = false;
     if (rc != CURLE_OK) {
       std::string what = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-      switch (rc) {
-        case CURLE_OPERATION_TIMEDOUT:
-          code = "timeout", retryable = true;
-          break;
-        case CURLE_COULDNT_CONNECT: case CURLE_COULDNT_RESOLVE_HOST: case CURLE_COULDNT_RESOLVE_PROXY:
-        case CURLE_SEND_ERROR: case CURLE_RECV_ERROR: case CURLE_GOT_NOTHING: case CURLE_PARTIAL_FILE:
-          code = "connection_error", retryable = true, fatal_when_spent = true;
-          break;
-        default:  // malformed URL, unsupported protocol, TLS failures: nothing later can succeed
-          throw PolicyError("policy_error", redact(what) + where, true);
+      if (rc == CURLE_OPERATION_TIMEDOUT) {
+        code = "timeout", retryable = true;
+      } else if (malformed_reply(rc, request_size > 0, hinfo.lines)) {  // this prompt's failure once retries are spent
+        code = "bad_reply", retryable = true, what = "malformed HTTP reply: " + what;
+      } else {
+        switch (rc) {
+          case CURLE_COULDNT_CONNECT: case CURLE_COULDNT_RESOLVE_HOST: case CURLE_COULDNT_RESOLVE_PROXY:
+          case CURLE_SEND_ERROR: case CURLE_RECV_ERROR: case CURLE_GOT_NOTHING:
+            code = "connection_error", retryable = true, fatal_when_spent = true;
+            break;
+          default:  // malformed URL, unsupported protocol, TLS failures: nothing later can succeed
+            throw PolicyError("policy_error", redact(what) + where, true);
+        }
       }
       msg = redact(what) + where;
     } else if (status == 408 || status == 429 || status >= 500) {
@@ -243,7 +281,7 @@ Reply LlmPolicy::request(const Prompt& p, int sample) {
     if (!retryable || attempt >= cfg_.retries)
       throw PolicyError(code, msg + " (after " + std::to_string(attempt + 1) + " attempts)", fatal_when_spent);
     retried.push_back(code);
-    std::this_thread::sleep_for(std::chrono::duration<double>(backoff_delay(cfg_.backoff_s, attempt, retry_after)));
+    std::this_thread::sleep_for(std::chrono::duration<double>(backoff_delay(cfg_.backoff_s, attempt, hinfo.retry_after)));
   }
 }
 

@@ -12,11 +12,13 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "../dataset/dataset_test_util.hpp"
 #include "chat_server.hpp"
+#include "raw_http_server.hpp"
 #include "core/cache.hpp"
 #include "core/hash.hpp"
 #include "core/json_text.hpp"
@@ -126,16 +128,18 @@ TEST_F(EvalCliSlow, CorruptedRepliesFailAtTheirGate) {
       with(ans["applied_strategy"], "B^{2}_{tx=0}[Q^{f32,g}_{tx}="),
       with(other, ans["transformed_IR"]),
       gold,
+      // a number the JSON library cannot hold: that answer's parse failure, not the end of the run (issue #48)
+      think + "<answer>{\"applied_strategy\": 1e999, \"transformed_IR\": \"y\"}</answer>",
   };
   std::string replay = dir_ + "/corrupt.jsonl";
   std::ofstream(replay) << core::dump_py(ojson{{"prompt_sha256", key}, {"replies", replies}}) << "\n";
   std::string out = dir_ + "/corrupt-eval";
-  ASSERT_EQ(run_cli({"eval", data_, "--policy", "replay", "--replay", replay, "--samples", "6", "--no-measure", "--out",
+  ASSERT_EQ(run_cli({"eval", data_, "--policy", "replay", "--replay", replay, "--samples", "7", "--no-measure", "--out",
                      out, "--no-progress"}, dir_), 0) << slurp(dir_ + "/log.txt");
   std::map<int, ojson> by_sample;
   for (const auto& r : jsonl(out + "/results.jsonl"))
     if (r["id"] == (*p1)["id"]) by_sample[r["sample"].get<int>()] = r;
-  ASSERT_EQ(by_sample.size(), 6u);
+  ASSERT_EQ(by_sample.size(), 7u);
   EXPECT_EQ(by_sample[0]["failed_gate"], "parsed");
   EXPECT_EQ(by_sample[0]["reason"], "wrong_keys");
   EXPECT_EQ(by_sample[1]["failed_gate"], "parsed");
@@ -147,13 +151,16 @@ TEST_F(EvalCliSlow, CorruptedRepliesFailAtTheirGate) {
   EXPECT_EQ(by_sample[4]["reasoning_verified"], false);
   EXPECT_EQ(by_sample[5]["equivalent"], true);
   EXPECT_EQ(by_sample[5]["reasoning_verified"], true);
+  EXPECT_EQ(by_sample[6]["failed_gate"], "parsed");
+  EXPECT_EQ(by_sample[6]["reason"], "not_json");
   ojson s = ojson::parse(slurp(out + "/summary.json"));
-  EXPECT_EQ(s["single"]["answers"], 6);
+  EXPECT_EQ(s["single"]["answers"], 7);
   EXPECT_EQ(s["single"]["counts"]["parsed"], 4);
   EXPECT_EQ(s["single"]["counts"]["differs"], 3);
   EXPECT_EQ(s["single"]["counts"]["valid"], 2);
   EXPECT_EQ(s["single"]["counts"]["equivalent"], 2);
   EXPECT_EQ(s["single"]["failures"]["parsed"]["wrong_keys"], 1);
+  EXPECT_EQ(s["single"]["failures"]["parsed"]["not_json"], 2);
   // not measured: the faster gate is n/a, not 0 %
   EXPECT_TRUE(s["single"]["counts"]["faster"].is_null());
   EXPECT_TRUE(s["single"]["cumulative_rate"]["faster"].is_null());
@@ -296,6 +303,58 @@ TEST_F(EvalCliSlow, BadInputExitsTwoWithOneErrorLine) {
   EXPECT_TRUE(fs::exists(part + "/summary.json"));
 }
 
+// Issue #48 item 7: three prompts always get a malformed HTTP reply from a raw socket server (a body shorter than
+// its Content-Length, an HTTP/0.9 reply, a 1 MiB header line); each is asked twice (--retries 1) and graded as its
+// own policy_error, and the other prompts are still answered and graded: exit 0 with a full results.jsonl.
+TEST_F(EvalCliSlow, MalformedHttpRepliesArePromptErrorsAndTheRunGoesOn) {
+  const std::vector<ojson> prompts = jsonl(data_ + "/eval/test.prompts.jsonl");
+  ASSERT_GE(prompts.size(), 4u);
+  const std::vector<std::string> malformed = {
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4096\r\nConnection: close\r\n\r\n"
+      "{\"choices\": [",
+      completion_body("<answer>no status line</answer>"),
+      "HTTP/1.1 200 OK\r\nX-Big: " + std::string(1 << 20, 'a') + "\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"};
+  std::map<std::string, std::string> bad_reply_by_key, bad_id_by_key;
+  for (std::size_t i = 0; i < malformed.size(); ++i) {
+    const std::string key = core::H({prompts[i]["messages"][0]["content"].get<std::string>(),
+                                     prompts[i]["messages"][1]["content"].get<std::string>()});
+    bad_reply_by_key[key] = malformed[i];
+    bad_id_by_key[key] = prompts[i]["id"];
+  }
+  const auto gold = gold_script();
+  RawHttpServer srv([&](const nlohmann::json& req, int call) {
+    auto bad = bad_reply_by_key.find(prompt_key(req));
+    if (bad != bad_reply_by_key.end()) return bad->second;
+    ScriptedReply r = gold(req, 0, call);
+    return http_reply(r.status, r.body);
+  });
+  const std::string out = dir_ + "/malformed-eval";
+  ASSERT_EQ(run_cli({"eval", data_, "--base-url", srv.base_url(), "--model", "m", "--retries", "1", "--backoff", "0.01",
+                     "--no-measure", "--concurrency", "2", "--out", out, "--no-progress"}, dir_), 0)
+      << slurp(dir_ + "/log.txt");
+  const auto lines = jsonl(out + "/results.jsonl");
+  ASSERT_EQ(lines.size(), prompts.size());
+  std::set<std::string> bad_ids;
+  for (const auto& [key, id] : bad_id_by_key) bad_ids.insert(id);
+  for (const auto& l : lines) {
+    SCOPED_TRACE(l["id"].get<std::string>());
+    if (bad_ids.count(l["id"].get<std::string>())) {
+      EXPECT_EQ(l["failed_gate"], "parsed");
+      EXPECT_EQ(l["reason"], "policy_error");
+      const std::string detail = l["detail"];
+      EXPECT_EQ(detail.rfind("bad_reply: malformed HTTP reply: ", 0), 0u) << detail;
+      EXPECT_NE(detail.find("(after 2 attempts)"), std::string::npos) << detail;
+    } else {
+      EXPECT_TRUE(l["parsed"].get<bool>()) << l["detail"];
+      EXPECT_TRUE(l["equivalent"].get<bool>()) << l["detail"];
+    }
+  }
+  for (const auto& [key, id] : bad_id_by_key) EXPECT_EQ(srv.per_prompt()[key], 2) << id;
+  EXPECT_EQ(srv.requests(), int(prompts.size()) + 3);
+  ojson s = ojson::parse(slurp(out + "/summary.json"));
+  EXPECT_EQ(s["replies"]["policy_errors"], 3);
+}
+
 TEST(EvalCli, HelpDocumentsEveryFlag) {
   std::string d = temp_dir("eval-help");
   ASSERT_EQ(run_cli({"eval", "--help"}, d), 0);
@@ -306,6 +365,9 @@ TEST(EvalCli, HelpDocumentsEveryFlag) {
                         "--recheck-trials", "--consistency-enum-limit", "--cache", "--limit", "--n", "--no-progress", "--data",
                         "--no-strict-equivalence"})
     EXPECT_NE(help.find(f), std::string::npos) << f;
+  // issue #48 item 8: the exit statuses
+  EXPECT_NE(help.find("Exit status: 0 "), std::string::npos) << help;
+  EXPECT_NE(help.find("; 2 "), std::string::npos) << help;
   fs::remove_all(d);
 }
 

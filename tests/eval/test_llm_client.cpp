@@ -1,10 +1,12 @@
 // The llm policy against a real HTTP server on 127.0.0.1 (tests/eval/chat_server.hpp): replies, reasoning_content,
-// truncation, usage, retries with backoff, error classes, the llm_calls cache and the secrecy of the API key.
+// truncation, usage, retries with backoff, error classes, the llm_calls cache and the secrecy of the API key; and
+// malformed HTTP replies from a raw socket server (tests/eval/raw_http_server.hpp).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
 #include "chat_server.hpp"
+#include "raw_http_server.hpp"
 #include "core/cache.hpp"
 #include "policy/llm_client.hpp"
 
@@ -129,6 +131,44 @@ TEST(LlmClient, MalformedJsonIsAPolicyErrorWithoutRetry) {
     EXPECT_FALSE(e.fatal());
   }
   EXPECT_EQ(srv.requests(), 1);
+}
+
+// Issue #48 items 3 and 7: a body shorter than its Content-Length, an HTTP/0.9 reply (no status line, just bytes),
+// 1 MiB of response headers (one line, or 1 KiB lines) and a body over the 64 MiB read limit are retried, then fail
+// that prompt as bad_reply (not fatal: the eval goes on), and the endpoint answers the next prompt.
+TEST(LlmClient, MalformedHttpRepliesAreRetriedThenFailOnlyThatPrompt) {
+  std::string many;
+  for (int i = 0; i < 1024; ++i) many += "X-H" + std::to_string(i) + ": " + std::string(1000, 'b') + "\r\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"body shorter than its Content-Length",
+       "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4096\r\nConnection: close\r\n\r\n" +
+           completion_body("cut").substr(0, 30)},
+      {"HTTP/0.9 reply", completion_body("no status line")},
+      {"1 MiB header line", "HTTP/1.1 200 OK\r\nX-Big: " + std::string(1 << 20, 'a') +
+                                "\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"},
+      {"1 MiB of header lines", "HTTP/1.1 200 OK\r\n" + many + "Content-Length: 2\r\nConnection: close\r\n\r\n{}"},
+      {"a body over the 64 MiB read limit", "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string((64 << 20) + 1) +
+                                                "\r\nConnection: close\r\n\r\n" + std::string((64 << 20) + 1, ' ')}};
+  for (const auto& [name, bytes] : cases) {
+    SCOPED_TRACE(name);
+    RawHttpServer srv([&bytes](const nlohmann::json& req, int) {
+      const bool fine = req.is_object() && req.contains("messages") && req["messages"][1]["content"] == "fine";
+      return fine ? http_reply(200, completion_body("ok")) : bytes;
+    });
+    policy::LlmPolicy p(config(srv.base_url(), 2), nullptr);
+    try {
+      p.reply(prompt(), 0);
+      FAIL() << "expected PolicyError";
+    } catch (const policy::PolicyError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.code(), "bad_reply") << what;
+      EXPECT_FALSE(e.fatal()) << what;
+      EXPECT_NE(what.find("malformed HTTP reply"), std::string::npos) << what;
+      EXPECT_NE(what.find("(after 3 attempts)"), std::string::npos) << what;
+    }
+    EXPECT_EQ(srv.requests(), 3);  // the first try and 2 retries
+    EXPECT_EQ(p.reply(prompt("fine"), 0).content, "ok");
+  }
 }
 
 TEST(LlmClient, ClientErrorsFailAtOnceAndAuthErrorsAreFatal) {
