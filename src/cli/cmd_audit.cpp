@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "dataset/audit.hpp"
 #include "core/json_text.hpp"
+#include "core/text.hpp"
+#include "dataset/audit.hpp"
 #include "dataset/remeasure.hpp"
 #include "ir/task.hpp"
 
@@ -36,7 +37,7 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
     } catch (const std::invalid_argument& e) {  // not a dataset directory: bad input
       return fail(e.what());
     }
-    for (const auto& p : r.problems) std::cout << "FAIL " << p << "\n";
+    for (const auto& p : r.problems) std::cout << "FAIL " << core::terminal_safe(p) << "\n";
     std::cout << fmt::format("audit {}: {} records ({} equivalence re-checks), {} chat lines, {} failures\n",
                              r.ok() ? "passed" : "FAILED", r.records, r.equivalence_checked, r.chat_lines, r.failures);
     if (*remeasure > 0) {

@@ -3,8 +3,8 @@
 // number of calls per repeat (runtime/interleaved.hpp) and print timing as JSON (seconds per call): median, q1, q3,
 // iqr, min, repeats, number, compile_seconds. Each program first runs once in the interpreter on the inputs it is
 // timed on (up to --check-steps statement executions): a program the interpreter rejects (E301-E304) is never
-// timed: {"ok": false, "error": "interpreter: LEIR-E30x ..."}, exit 1. With --compare both programs are timed interleaved ABBA in one child
-// and the speedup (median paired ratio TASK / OTHER) is printed too. A failing kernel prints {"ok": false, "error":
+// timed: {"ok": false, "error": "interpreter: LEIR-E30x ..."}, exit 1. With --compare both programs are timed
+// interleaved ABBA in one child and the speedup (median paired ratio TASK / OTHER) is printed too. A failing kernel prints {"ok": false, "error":
 // ...} and exits 1. A work or memory estimate over --max-steps or --max-memory (E309, E310) is refused
 // before compiling (exit 2).
 #include <iostream>
@@ -27,10 +27,11 @@ namespace {
 constexpr std::uint64_t kDefaultCheckSteps = 100'000'000;
 
 // Runs `t` once in the interpreter on the seeded inputs `measure` times it on. Returns the interpreter's error
-// ("" when it runs); a program over `max_steps` is not run, with a note on stderr (0: never run).
+// ("" when it runs); a program over `max_steps` is not run, with a note on stderr (0: the check is off).
 std::string interpreter_error(const ir::Task& t, const std::string& file, std::uint64_t seed, std::uint64_t max_steps) {
+  if (max_steps == 0) return "";
   const std::uint64_t steps = ir::statement_executions(t.program);
-  if (max_steps == 0 || steps > max_steps) {
+  if (steps > max_steps) {
     std::cerr << "measure: " << core::terminal_safe(file) << " not run in the interpreter first (" << steps
               << " statement executions > --check-steps " << max_steps << ")\n";
     return "";
@@ -66,8 +67,8 @@ int run_measure(const std::string& file, const std::string& other, runtime::Meas
     current = other;
     const ir::Task o = ir::read_task_file(other);
     budget.check(o);
-    if (const std::string e = interpreter_error(o, other, opt.seed, check_steps); !e.empty()) return refuse_timing(e);
     if (t.known != o.known) return fail(other + ": known signature differs from " + file + "'s; nothing to compare");
+    if (const std::string e = interpreter_error(o, other, opt.seed, check_steps); !e.empty()) return refuse_timing(e);
     const auto r = runtime::measure_pair(t, o, opt);
     std::cout << r.to_json() << "\n";
     return r.ok ? 0 : 1;
