@@ -129,6 +129,8 @@ int run_apply(const ApplyOpts& o) {
 CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
   auto o = std::make_shared<ApplyOpts>();
   auto* sub = app.add_subcommand("apply", "Apply one strategy's candidates to a task; JSONL with facts");
+  sub->footer("Exit status: 0 applied; 1 a candidate failed (or, --verify, was not equivalent); 2 bad input "
+              "(S001/S002/S004, invalid task, E115); 70 an internal error.");
   sub->add_option("--strategy", o->strategy, "Strategy name (steptp strategies list); required without --candidate");
   auto* cand = sub->add_option("--candidate", o->candidate,
                                "Apply only this candidate, by printed id (e.g. 'loop_split@0/l2{outer=2}'); a stale "

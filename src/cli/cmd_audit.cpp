@@ -20,6 +20,8 @@ namespace {
 const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
   auto a = std::make_shared<dataset::AuditOptions>();
   auto* c = app.add_subcommand("audit", "Re-parse, re-validate, re-check equivalence and reasoning of a dataset");
+  c->footer("Exit status: 0 passed; 1 any failure (FAIL lines, D006-D008 included); 2 not a dataset "
+            "(D001-D004); 70 an internal error.");
   c->add_option("dir", a->dir, "dataset directory")->required();
   c->add_option("--sample", a->sample, "re-check equivalence on this many records only (0 = all)");
   c->add_option("--jobs,-j", a->jobs, "threads")->check(CLI::Range(1, 4096));

@@ -18,6 +18,13 @@
 namespace steptp::cli {
 namespace {
 
+// A workload name as printed: terminal-safe, "?" when missing, at most 200 bytes of it (a hostile name may be MiBs).
+std::string shown_name(const std::string& w) {
+  if (w.empty()) return "?";
+  if (w.size() <= 200) return core::terminal_safe(w);
+  return core::terminal_safe(w.substr(0, 200)) + fmt::format("... ({} bytes)", w.size());
+}
+
 struct CheckOpts {
   std::string file;
   bool verbose = false;
@@ -59,7 +66,7 @@ int run_check(const CheckOpts& o) {
     if (!te.ok) {
       ++failed;
       refused = refused || ir::is_input_limit_error(te.error.code);
-      std::cout << core::terminal_safe((te.task.workload.empty() ? "?" : te.task.workload) + ": " + te.error.headline()) << "\n";
+      std::cout << shown_name(te.task.workload) << ": " << core::terminal_safe(te.error.headline()) << "\n";
       if (o.verbose && !te.error.excerpt.empty()) std::cout << core::terminal_safe(te.error.excerpt) << "\n";
       continue;
     }
@@ -67,7 +74,7 @@ int run_check(const CheckOpts& o) {
     if (const ir::Diagnostic* e = a.first_error()) refused = refused || ir::is_input_limit_error(e->code);
     std::size_t warnings = 0;
     for (const auto& d : a.diags) warnings += d.is_warning();
-    std::cout << core::terminal_safe(te.task.workload) << ": ";
+    std::cout << shown_name(te.task.workload) << ": ";
     if (const ir::Diagnostic* e = a.first_error()) {
       ++failed;
       std::cout << core::terminal_safe(e->headline()) << warn_suffix(warnings) << "\n";

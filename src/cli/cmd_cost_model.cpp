@@ -86,6 +86,8 @@ const CommandRegistrar reg("47-cost-model", [](CLI::App& app) -> RunFn {
   auto a = std::make_shared<Args>();
   auto* c = app.add_subcommand("cost-model", "Train or apply the cost models of the `cost` search policy "
                                              "(analytical, or learned XGBoost; DATASET.md §9.3)");
+  c->footer("Exit status: 0 done; 2 bad input (D codes, E101 task file, an unreadable model); 70 an internal "
+            "error.");
   c->require_subcommand(1);
   auto* t = c->add_subcommand("train", "Train the learned model on a dataset's measured records; report held-out "
                                        "pairwise accuracy (learned vs analytical)");

@@ -122,6 +122,7 @@ const CommandRegistrar reg_gold("45-gold-replay", [](CLI::App& app) -> RunFn {
   auto out = std::make_shared<std::string>();
   auto* c = app.add_subcommand("gold-replay", "Write the replay file of a split's own answers (the gold self-check of "
                                               "`steptp eval --policy replay`)");
+  c->footer("Exit status: 0 written; 2 bad input (D codes, E115 --out path); 70 an internal error.");
   c->add_option("dir", *dir, "dataset directory")->required();
   c->add_option("--split", *split, "val or test")->capture_default_str();
   c->add_option("--out", *out, "replay JSONL file to write")->required();

@@ -66,6 +66,8 @@ int run_fmt(const FmtOpts& o) {
 CommandRegistrar reg("10-fmt", [](CLI::App& app) -> RunFn {
   auto o = std::make_shared<FmtOpts>();
   auto* sub = app.add_subcommand("fmt", "Print tasks in canonical form (whitespace dropped, Python json.dumps layout)");
+  sub->footer("Exit status: 0 printed / all canonical; 1 --check: some task would change; 2 a line that does "
+              "not parse or an unreadable file (E1xx, E107, E115); 70 an internal error.");
   sub->add_option("file", o->file, "Tasks as JSONL (one task per line)")->required();
   sub->add_flag("--check", o->check, "Print nothing but the tasks whose text would change; exit 1 if any");
   sub->add_option("-o,--output", o->out, "Write the canonical JSONL here (atomically; an existing link, FIFO or device is never replaced: E115) instead of stdout");

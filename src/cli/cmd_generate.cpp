@@ -180,6 +180,8 @@ int run(GenerateArgs& a) {
 const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   auto a = std::make_shared<GenerateArgs>();
   auto* c = app.add_subcommand("generate", "Generate the step-level dataset (DATASET.md S1-S11)");
+  c->footer("Exit status: 0 complete; 1 the merge of MPI shards failed; 2 bad input (D codes, D011 --config, "
+            "usage); 3 stopped by --stop-after-units; 70 an internal error.");
   c->add_option("--config", a->config, "JSON configuration file");
   c->add_option("--out", a->out, "output directory")->required();
   c->add_option("--jobs,-j", a->jobs, "worker threads for the pure stages (default: all cores)")->check(CLI::Range(1, 4096));

@@ -112,6 +112,8 @@ int run_import(const ImportOpts& o) {
 CommandRegistrar reg("40-import-onnx", [](CLI::App& app) -> RunFn {
   auto o = std::make_shared<ImportOpts>();
   auto* sub = app.add_subcommand("import-onnx", "Import an ONNX model as a LEIR task (+ TASK.params.bin weights)");
+  sub->footer("Exit status: 0 imported (--check: outputs match); 1 --check: outputs differ; 2 bad input (E107, "
+              "E108, E6xx, E115); 70 an internal error.");
   sub->add_option("model", o->model, "MODEL.onnx, or a directory holding model.onnx")->required();
   sub->add_option("-o,--output", o->out,
                   "Write TASK.json and TASK.params.bin (atomically); default: JSON to stdout. With --partition: the "

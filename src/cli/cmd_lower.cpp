@@ -68,6 +68,8 @@ int run_lower(const LowerOpts& o) {
 CommandRegistrar reg("40-lower", [](CLI::App& app) -> RunFn {
   auto o = std::make_shared<LowerOpts>();
   auto* sub = app.add_subcommand("lower", "Lower a task to TVMScript, C++/OpenMP or CUDA (LEIR.md §10)");
+  sub->footer("Exit status: 0 lowered (--check: matches the interpreter); 1 --check failed; 2 bad input "
+              "(invalid task, E115 -o path, --check with tir); 70 an internal error.");
   sub->add_option("task", o->file, "Task file (.json, or .jsonl: first task)")->required();
   sub->add_option("--target", o->target, "tir, c or cuda")->check(CLI::IsMember({"tir", "c", "cuda"}));
   sub->add_flag("--check", o->check, "c/cuda: compile, run sandboxed and compare with the interpreter");

@@ -17,6 +17,8 @@ struct MergeArgs {
 const CommandRegistrar reg("41-merge", [](CLI::App& app) -> RunFn {
   auto a = std::make_shared<MergeArgs>();
   auto* c = app.add_subcommand("merge", "Merge shard outputs (steptp generate --shard i/N) into one dataset");
+  c->footer("Exit status: 0 merged; 2 a missing, incomplete or mismatched shard (D codes); 70 an internal "
+            "error.");
   c->add_option("--out", a->out, "dataset directory (shards default to OUT/shards/shard-*)")->required();
   c->add_option("shards", a->shards, "shard directories");
   c->add_flag("--require-same-env", a->require_same_env, "fail when shards were measured on different machines");

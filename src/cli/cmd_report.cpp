@@ -20,6 +20,8 @@ const CommandRegistrar reg("47-report", [](CLI::App& app) -> RunFn {
   auto* c = app.add_subcommand(
       "report", "Write one self-contained HTML page (plots by gnuplot, sortable tables, no network) for dataset, eval "
                 "and/or search directories, side by side");
+  c->footer("Exit status: 0 written; 2 a directory of no known kind (D005), unreadable input, gnuplot "
+            "missing, E115 -o path; 70 an internal error.");
   c->add_option("dirs", o->dirs, "dataset, eval or search directories (kind detected from manifest.json/summary.json)")
       ->required();
   c->add_option("-o,--output", o->out, "the HTML file to write (atomically; an existing link, FIFO or device is never replaced: E115)")->capture_default_str();

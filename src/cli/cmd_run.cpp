@@ -120,6 +120,8 @@ int run_cmd(const RunArgs& a) {
 const CommandRegistrar reg("20-run", [](CLI::App& app) -> RunFn {
   auto args = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand("run", "run a task in the reference interpreter on generated inputs");
+  sub->footer("Exit status: 0 ran; 1 a runtime error of the program (E3xx); 2 bad input (unreadable or invalid "
+              "task, over a budget); 70 an internal error.");
   sub->add_option("task", args->path, "task file (.json with one task, or .jsonl: the first task)")->required();
   sub->add_option("--seed", args->seed, "input seed (LEIR.md §11)");
   sub->add_option("--dist", args->dist,

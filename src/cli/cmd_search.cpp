@@ -43,6 +43,8 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
   o->grade.consistency_enum_limit = 64;
   auto* c = app.add_subcommand("search", "Multi-step optimisation: grow a tree of verified single steps from each root "
                                          "program with one algorithm and one policy under equal budgets (DATASET.md §9)");
+  c->footer("Exit status: 0 done (a root's error is a result); 2 bad input (D codes, U001, an endpoint that "
+            "never answers); 70 an internal error.");
   c->add_option("dir", o->data_dir, "roots: a dataset directory (its test split's root tasks)");
   c->add_option("--data", o->data_dir, "same as the positional argument");
   c->add_option("--split", o->split, "dataset split the roots come from")->capture_default_str();

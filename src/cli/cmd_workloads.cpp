@@ -106,6 +106,8 @@ CommandRegistrar reg("30-workloads", [](CLI::App& app) -> RunFn {
   auto* list = sub->add_subcommand("list", "List workloads: name, suite, family, dtypes, params default[lo..hi]");
   list->callback([mode] { *mode = "list"; });
   auto* em = sub->add_subcommand("emit", "Emit tasks of one workload as JSONL");
+  em->footer("Exit status: 0 emitted; 2 an unknown workload, dtype or parameter, or an -o path that is a link, "
+             "FIFO or device (E115); 70 an internal error.");
   em->add_option("name", o->name, "Workload name")->required();
   em->add_option("--set", o->sets, "Parameter k=v (repeatable)");
   em->add_flag("--small", o->small, "Start from the small shapes instead of the defaults");

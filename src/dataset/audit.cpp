@@ -249,8 +249,8 @@ void check_stray_temp_files(const std::string& dir, const Problem& problem) {
   }
   std::sort(stray.begin(), stray.end());
   for (const auto& s : stray)
-    problem("D008", s, "stray temporary file (its writer was killed before renaming it; a rerun of `steptp "
-                       "generate` removes it)");
+    problem("D008", s, "stray temporary file (a writer was killed before renaming it, or is still writing; "
+                       "`steptp generate` or `steptp export` removes it once that process has exited)");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -23,20 +24,28 @@ namespace {
 
 }  // namespace
 
-std::string read_file(const std::string& path, std::size_t limit) {
+std::string read_file_head(const std::string& path, std::size_t limit, bool* truncated) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw LeirError("E108", "cannot read file: is a directory", 0, path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw LeirError("E108", fmt::format("cannot read file: {}", std::strerror(errno)), 0, path);
   std::string out;
   char buf[1 << 16];
-  while (in) {
-    in.read(buf, sizeof buf);
-    const auto n = static_cast<std::size_t>(in.gcount());
-    if (n > limit - out.size()) too_large(path, "file", limit);
-    out.append(buf, n);
+  *truncated = false;
+  while (in && !*truncated) {
+    in.read(buf, static_cast<std::streamsize>(std::min(sizeof buf, limit + 1 - out.size())));
+    out.append(buf, static_cast<std::size_t>(in.gcount()));
+    *truncated = out.size() > limit;
   }
   if (in.bad()) throw LeirError("E108", "read error", 0, path);
+  if (*truncated) out.resize(limit);
+  return out;
+}
+
+std::string read_file(const std::string& path, std::size_t limit) {
+  bool truncated = false;
+  std::string out = read_file_head(path, limit, &truncated);
+  if (truncated) too_large(path, "file", limit);
   return out;
 }
 

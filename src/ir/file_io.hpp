@@ -21,6 +21,9 @@ inline constexpr std::size_t kMaxLineBytes = std::size_t{64} << 20;
 /// it holds more than `limit` bytes (checked while reading, so /dev/zero or a FIFO never fills memory).
 std::string read_file(const std::string& path, std::size_t limit = kMaxReadBytes);
 
+/// Reads at most `limit` bytes from the start of a file (E108 as read_file); `*truncated` tells whether more followed.
+std::string read_file_head(const std::string& path, std::size_t limit, bool* truncated);
+
 /// std::getline with a bound: reads one line (without its '\n') into `line`. Returns false at end of input with
 /// nothing read. A line longer than `max_bytes` stops the read and throws LeirError E107 at `where`.
 bool getline_bounded(std::istream& in, std::string& line, const std::string& where,

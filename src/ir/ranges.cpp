@@ -344,7 +344,7 @@ IndexRange index_range(const Expr& entry, const LoopBox& box) {
   if (unbound) { r.status = RangeStatus::Unbound; return r; }
   if (auto f = affine_form(entry)) {
     auto [lo, hi] = affine_range(*f, box);
-    return IndexRange{RangeStatus::Exact, lo, hi, 0};
+    return IndexRange{RangeStatus::Exact, lo, hi, 0, {}};
   }
   std::uint64_t points = 1;
   for (std::int64_t n : s.extents) {
@@ -354,7 +354,7 @@ IndexRange index_range(const Expr& entry, const LoopBox& box) {
   if (points > kMaxRangePoints) { r.status = RangeStatus::TooLarge; return r; }
   if (s.names.size() <= 64) {
     if (auto iv = interval(entry, s, box))
-      return IndexRange{RangeStatus::Exact, saturate(iv->lo), saturate(iv->hi), points};
+      return IndexRange{RangeStatus::Exact, saturate(iv->lo), saturate(iv->hi), points, {}};
   }
   std::vector<Code> code;
   if (!compile(entry, s, code)) return r;

@@ -266,15 +266,28 @@ std::vector<TaskOrError> read_tasks_jsonl(const std::string& path) {
 }
 
 Task read_task_file(const std::string& path) {
-  std::string all = read_file(path);
+  // A task is at most kMaxTaskBytes (E107): read no more than that (plus leading blank lines) of a JSON file or of a
+  // JSONL file's first line, however long the file or stream is.
+  constexpr std::size_t kHead = kMaxTaskBytes + (std::size_t{64} << 10);
+  bool truncated = false;
+  const std::string all = read_file_head(path, kHead, &truncated);
   auto first = all.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) throw LeirError("E101", fmt::format("'{}' is empty", path), 0, "$");
+  if (first == std::string::npos) {
+    if (truncated) throw LeirError("E107", fmt::format("no task in the first {} bytes", kHead), 0, path);
+    throw LeirError("E101", fmt::format("'{}' is empty", path), 0, "$");
+  }
+  const auto nl = all.find('\n', first);
+  if (truncated) {  // too long for one task: only a JSONL file's first line can be one
+    if (nl == std::string::npos)
+      throw LeirError("E107", fmt::format("file exceeds the read limit of {} bytes for one task (or a first "
+                                          "JSONL line)", kHead), 0, path);
+    return parse_task(std::string_view(all).substr(first, nl - first));
+  }
   // A single JSON object (possibly pretty-printed) or JSONL: try the whole text first, then the first line.
   try {
     return parse_task(all);
   } catch (const LeirError& e) {
     if (e.code() != "E101" && e.code() != "E107") throw;
-    auto nl = all.find('\n', first);
     if (nl == std::string::npos) throw;
     return parse_task(std::string_view(all).substr(first, nl - first));
   }

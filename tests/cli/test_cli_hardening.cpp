@@ -111,10 +111,15 @@ TEST_F(HardeningCli, JsonNumberOverflowIsE101AtItsLine) {
 
 // Item 3: reads are bounded while reading; /dev/zero never fills memory.
 TEST_F(HardeningCli, UnboundedInputsAreRefusedAtTheReadLimit) {
-  for (const char* cmd : {"check /dev/zero", "run /dev/zero", "fmt /dev/zero", "import-onnx /dev/zero"})
+  for (const char* cmd : {"check /dev/zero", "run /dev/zero", "fmt /dev/zero", "import-onnx /dev/zero",
+                          "lower --target c /dev/zero", "measure /dev/zero", "equiv /dev/zero /dev/zero"})
     expect_refused(cmd, "E107");
+  // a command that takes one task reads at most one task's worth (4 MiB + 64 KiB); check and fmt read a JSONL file
   const Result r = run("run /dev/zero");
-  EXPECT_EQ(r.err, "steptp: error: LEIR-E107 at /dev/zero: file exceeds the read limit of 268435456 bytes (256 MiB)\n");
+  EXPECT_EQ(r.err, "steptp: error: LEIR-E107 at /dev/zero: file exceeds the read limit of 4259840 bytes for one task "
+                   "(or a first JSONL line)\n");
+  const Result c = run("check /dev/zero");
+  EXPECT_EQ(c.err, "steptp: error: LEIR-E107 at /dev/zero: file exceeds the read limit of 268435456 bytes (256 MiB)\n");
 }
 
 // Item 4: -o never replaces a symlink, FIFO or device; it says so with E115 and exit 2.
@@ -183,6 +188,20 @@ TEST_F(HardeningCli, ControlAndBidiCharactersInNamesAreEscaped) {
   const Result r = run(std::string("run 'no\x07such\xe2\x80\xae.json'"));
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(r.err, "steptp: error: LEIR-E108 at no\\x07such\\u202e.json: cannot read file: No such file or directory\n");
+}
+
+// Item 8: every command's --help states its exit statuses (the README's table has them all in one place).
+TEST_F(HardeningCli, EveryCommandsHelpStatesItsExitStatuses) {
+  for (const char* cmd : {"fmt", "check", "run", "equiv", "workloads emit", "generate", "import-onnx", "lower", "apply",
+                          "measure", "fuzz", "merge", "export", "audit", "eval", "gold-replay", "search", "cost-model",
+                          "report"}) {
+    SCOPED_TRACE(cmd);
+    const Result r = run(std::string(cmd) + " --help");
+    EXPECT_EQ(r.rc, 0);
+    EXPECT_TRUE(r.out.find("Exit status: 0 ") != std::string::npos || r.out.find("exit 0 ") != std::string::npos ||
+                r.out.find("Exit 0 ") != std::string::npos)
+        << r.out;
+  }
 }
 
 }  // namespace

@@ -115,8 +115,8 @@ TEST_F(DatasetAuditCli, StrayTempFileIsD008AndGenerateRemovesStaleOnes) {
   std::ofstream(d + "/" + stale) << "{\"messages\": [";
   auto [rc, log] = run({"audit", d, "--sample", "1"});
   EXPECT_EQ(rc, 1) << log;
-  const std::string why = ": stray temporary file (its writer was killed before renaming it; a rerun of `steptp "
-                          "generate` removes it)";
+  const std::string why = ": stray temporary file (a writer was killed before renaming it, or is still writing; "
+                          "`steptp generate` or `steptp export` removes it once that process has exited)";
   EXPECT_TRUE(has_line(log, "FAIL D008 at " + stale + why)) << log;
   EXPECT_NE(log.find("audit FAILED: "), std::string::npos) << log;
 
