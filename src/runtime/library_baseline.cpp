@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -163,6 +164,19 @@ interp::Tensor run_library_call(const LibraryCall& call, const interp::TensorMap
   (void)call;
   (void)inputs;
   throw std::runtime_error("this steptp was built without CBLAS (STEPTP_WITH_CBLAS)");
+#endif
+}
+
+core::ojson blas_library_info() {
+#ifdef STEPTP_WITH_CBLAS
+  auto env = [](const char* name) -> core::ojson {
+    const char* v = std::getenv(name);
+    return v ? core::ojson(v) : core::ojson(nullptr);
+  };
+  return {{"openblas_core", openblas_get_corename()}, {"openblas_config", openblas_get_config()},
+          {"OPENBLAS_CORETYPE", env("OPENBLAS_CORETYPE")}, {"OPENBLAS_L2_SIZE", env("OPENBLAS_L2_SIZE")}};
+#else
+  return nullptr;
 #endif
 }
 

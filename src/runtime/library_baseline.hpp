@@ -50,4 +50,10 @@ interp::Tensor run_library_call(const LibraryCall& call, const interp::TensorMap
 /// or the build has no CBLAS. Never throws.
 core::ojson time_library_baseline(const std::string& workload, const ir::Task& t, int repeats, int threads);
 
+/// The BLAS library the baseline runs on in this process: {"openblas_core": openblas_get_corename() (e.g.
+/// "Haswell"), "openblas_config": openblas_get_config(), "OPENBLAS_CORETYPE" and "OPENBLAS_L2_SIZE": the environment
+/// variables that force a core (null when unset)}; null without CBLAS. Reported beside every baseline figure, since
+/// a forced older core (OPENBLAS_CORETYPE=Haswell on an AVX-512 CPU) runs at about half speed.
+core::ojson blas_library_info();
+
 }  // namespace steptp::runtime

@@ -240,6 +240,12 @@ std::string summary_markdown(const ojson& s, const std::vector<ojson>& results) 
                     "use: proposals {}, measurements {}.\n\n",
                     num(s["geomean_speedup"]), num(s["median_speedup"]), num(s["geomean_speedup_vs_baseline"]),
                     num(s["mean_budget_use"]["proposals"]), num(s["mean_budget_use"]["measurements"]));
+  if (const auto lib = s.find("library_baseline"); lib != s.end() && lib->is_object())
+    md += fmt::format("Library baseline: OpenBLAS core {} ({}){}.\n\n", (*lib)["openblas_core"].get<std::string>(),
+                      (*lib)["openblas_config"].get<std::string>(),
+                      (*lib)["OPENBLAS_CORETYPE"].is_string()
+                          ? ", forced by OPENBLAS_CORETYPE=" + (*lib)["OPENBLAS_CORETYPE"].get<std::string>()
+                          : std::string());
   md += "| workload | root ms | baseline ms | best ms | speedup | vs baseline | path | proposals | measurements | stop |\n";
   md += "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : results) {

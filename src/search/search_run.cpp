@@ -235,7 +235,8 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
     ir::write_file_atomic(opt.out_dir + "/results.jsonl", lines(results));
     ir::write_file_atomic(opt.out_dir + "/proposals.jsonl", lines(proposals));
     ir::write_file_atomic(opt.out_dir + "/transcripts.jsonl", lines(transcripts));
-    const ojson summary = summarize(results, opt.search, opt.policy.name);
+    ojson summary = summarize(results, opt.search, opt.policy.name);
+    if (opt.baseline) summary["library_baseline"] = runtime::blas_library_info();
     ir::write_file_atomic(opt.out_dir + "/summary.json", core::dump_py(summary) + "\n");
     ir::write_file_atomic(opt.out_dir + "/summary.md", summary_markdown(summary, results));
     return summary;

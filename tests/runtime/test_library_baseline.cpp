@@ -3,6 +3,8 @@
 // the registry and other dtypes have no baseline.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "frontend/workloads.hpp"
 #include "interp/interpreter.hpp"
 #include "runtime/library_baseline.hpp"
@@ -80,6 +82,22 @@ TEST(LibraryBaseline, TimingGivesOrderedQuartiles) {
   EXPECT_LE(j["q1_ns"].get<double>(), j["median_ns"].get<double>());
   EXPECT_LE(j["median_ns"].get<double>(), j["q3_ns"].get<double>());
   EXPECT_TRUE(time_library_baseline("softmax", emit("softmax", {{"batch", 2}, {"dim", 8}}), 5, 1).is_null());
+}
+
+// The baseline's library is named beside its figures (issue #49): OpenBLAS's own core name and build, and the
+// environment variables that force a core, exactly as this process sees them.
+TEST(LibraryBaseline, NamesTheOpenBlasCoreAndTheForcingVariables) {
+  if (!cblas_available()) GTEST_SKIP() << "built without STEPTP_WITH_CBLAS";
+  const auto j = blas_library_info();
+  ASSERT_TRUE(j.is_object());
+  EXPECT_FALSE(j["openblas_core"].get<std::string>().empty());
+  EXPECT_EQ(j["openblas_config"].get<std::string>().rfind("OpenBLAS ", 0), 0u) << j["openblas_config"];
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  if (forced) {
+    EXPECT_EQ(j["OPENBLAS_CORETYPE"], forced);
+  } else {
+    EXPECT_TRUE(j["OPENBLAS_CORETYPE"].is_null());
+  }
 }
 
 }  // namespace
