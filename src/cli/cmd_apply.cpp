@@ -146,7 +146,8 @@ CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
                   "wraps the rewrite in if_then_else(condition, new, old) (STRATEGIES.md §6)")
       ->check(CLI::IsMember({"prove", "guard"}));
   sub->add_flag("--verify", o->verify, "Check each candidate with the equivalence checker (exact for class E)");
-  sub->add_option("-o,--output", o->out, "Write the JSONL here (atomically; an existing link, FIFO or device is never replaced: E115) instead of stdout");
+  sub->add_option("-o,--output", o->out, "Write the JSONL here (atomically; an existing link, FIFO or device is "
+                  "never replaced: E115) instead of stdout");
   o->budget.add_options(sub, "--verify: ");
   o->params.add_options(sub);
   return [o, cand] {

@@ -37,7 +37,8 @@ int run_fmt(const FmtOpts& o) {
       std::string canon = ir::task_to_json(t);
       if (canon != l) {
         ++changed;
-        if (o.check) std::cout << core::terminal_safe(o.file + ":" + std::to_string(line) + ": " + t.workload) << ": not canonical\n";
+        if (o.check)
+          std::cout << core::terminal_safe(o.file + ":" + std::to_string(line) + ": " + t.workload) << ": not canonical\n";
       }
       result += canon;
       result += '\n';
@@ -70,7 +71,8 @@ CommandRegistrar reg("10-fmt", [](CLI::App& app) -> RunFn {
               "not parse or an unreadable file (E1xx, E107, E115); 70 an internal error.");
   sub->add_option("file", o->file, "Tasks as JSONL (one task per line)")->required();
   sub->add_flag("--check", o->check, "Print nothing but the tasks whose text would change; exit 1 if any");
-  sub->add_option("-o,--output", o->out, "Write the canonical JSONL here (atomically; an existing link, FIFO or device is never replaced: E115) instead of stdout");
+  sub->add_option("-o,--output", o->out, "Write the canonical JSONL here (atomically; an existing link, FIFO or device is "
+                  "never replaced: E115) instead of stdout");
   return [o] { return run_fmt(*o); };
 });
 

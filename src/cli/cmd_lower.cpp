@@ -77,7 +77,8 @@ CommandRegistrar reg("40-lower", [](CLI::App& app) -> RunFn {
   sub->add_option("--timeout", o->timeout, "--check: seconds per sandboxed run (default 60)");
   o->budget.add_options(sub, "--check: ");
   o->params.add_options(sub);
-  sub->add_option("-o,--output", o->out, "Write the code here (atomically; an existing link, FIFO or device is never replaced: E115) instead of stdout");
+  sub->add_option("-o,--output", o->out, "Write the code here (atomically; an existing link, FIFO or device is "
+                  "never replaced: E115) instead of stdout");
   return [o] { return run_lower(*o); };
 });
 

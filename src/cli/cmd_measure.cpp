@@ -4,8 +4,8 @@
 // iqr, min, repeats, number, compile_seconds. Each program first runs once in the interpreter on the inputs it is
 // timed on (up to --check-steps statement executions): a program the interpreter rejects (E301-E304) is never
 // timed: {"ok": false, "error": "interpreter: LEIR-E30x ..."}, exit 1. With --compare both programs are timed
-// interleaved ABBA in one child and the speedup (median paired ratio TASK / OTHER) is printed too. A failing kernel prints {"ok": false, "error":
-// ...} and exits 1. A work or memory estimate over --max-steps or --max-memory (E309, E310) is refused
+// interleaved ABBA in one child and the speedup (median paired ratio TASK / OTHER) is printed too. A failing
+// kernel prints {"ok": false, "error": ...} and exits 1. A work or memory estimate over --max-steps or --max-memory (E309, E310) is refused
 // before compiling (exit 2).
 #include <iostream>
 

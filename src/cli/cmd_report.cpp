@@ -24,7 +24,8 @@ const CommandRegistrar reg("47-report", [](CLI::App& app) -> RunFn {
             "missing, E115 -o path; 70 an internal error.");
   c->add_option("dirs", o->dirs, "dataset, eval or search directories (kind detected from manifest.json/summary.json)")
       ->required();
-  c->add_option("-o,--output", o->out, "the HTML file to write (atomically; an existing link, FIFO or device is never replaced: E115)")->capture_default_str();
+  c->add_option("-o,--output", o->out, "the HTML file to write (atomically; an existing link, FIFO or device is never "
+                "replaced: E115)")->capture_default_str();
   return [o]() {
     std::string html;
     try {

@@ -114,7 +114,8 @@ CommandRegistrar reg("30-workloads", [](CLI::App& app) -> RunFn {
   em->add_option("--sample", o->sample, "Emit N seeded random parameter draws (N >= 1)")->check(CLI::Range(1, 1000000));
   em->add_option("--seed", o->seed, "Seed for --sample");
   em->add_option("--dtype", o->dtype, "Element dtype (f32, f64, f16, bf16)");
-  em->add_option("-o,--output", o->out, "Write JSONL here (atomically; an existing link, FIFO or device is never replaced: E115) instead of stdout");
+  em->add_option("-o,--output", o->out, "Write JSONL here (atomically; an existing link, FIFO or device is "
+                  "never replaced: E115) instead of stdout");
   em->callback([mode] { *mode = "emit"; });
   return [o, mode] { return *mode == "list" ? run_list() : run_emit(*o); };
 });

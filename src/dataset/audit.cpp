@@ -236,15 +236,13 @@ void check_stats(const std::string& dir, const ojson& manifest, const std::vecto
   if (md != render_stats_md(want)) problem("D007", "stats.md", "differs from the statistics of the records");
 }
 
-/// D008: files named like a temporary file (`*.tmp.*`, a writer killed before its rename), anywhere under `dir`.
+/// D008: files named like write_file_atomic's temporary files (`NAME.tmp.PID`), anywhere under `dir`.
 void check_stray_temp_files(const std::string& dir, const Problem& problem) {
   std::vector<std::string> stray;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const auto at = name.find(".tmp.");
-    if (at != std::string::npos && at > 0 && at + 5 < name.size())
+    if (is_atomic_temp_name(it->path().filename().string()))
       stray.push_back(it->path().lexically_relative(dir).string());
   }
   std::sort(stray.begin(), stray.end());
@@ -261,7 +259,8 @@ AuditReport run_audit(const AuditOptions& opt) {
   Problem problem = [&](const std::string& code, const std::string& where, const std::string& what) {
     std::lock_guard<std::mutex> lock(mu);
     ++rep.failures;
-    if (rep.problems.size() < 50) rep.problems.push_back(code.empty() ? where + ": " + what : code + " at " + where + ": " + what);
+    if (rep.problems.size() < 50)
+      rep.problems.push_back(code.empty() ? where + ": " + what : code + " at " + where + ": " + what);
   };
   // A path that is not a dataset is bad input, not a failed audit.
   ojson m = read_manifest(opt.dir);

@@ -172,7 +172,8 @@ ExportInput load_export_input(const std::string& out_dir) {
   const std::string mp = (fs::path(out_dir) / "manifest.json").string();
   for (const auto& [file, what] : manifest_problems(out_dir)) {
     if (file == "manifest.json") not_written_by_steptp(mp, what);
-    throw DatasetDirError("D009", (fs::path(out_dir) / file).string(), what + " (re-create the dataset with `steptp generate`)");
+    throw DatasetDirError("D009", (fs::path(out_dir) / file).string(),
+                          what + " (re-create the dataset with `steptp generate`)");
   }
   ExportInput in;
   try {
@@ -204,7 +205,8 @@ ExportInput load_export_input(const std::string& out_dir) {
       !stats["pipeline_counters"].is_object())
     not_written_by_steptp(sp, "not a steptp statistics file (no pipeline_counters object)");
   for (auto it = stats["pipeline_counters"].begin(); it != stats["pipeline_counters"].end(); ++it) {
-    if (!it.value().is_number_integer()) not_written_by_steptp(sp, "pipeline counter '" + it.key() + "' is not an integer");
+    if (!it.value().is_number_integer())
+      not_written_by_steptp(sp, "pipeline counter '" + it.key() + "' is not an integer");
     in.counters[it.key()] = it.value().get<std::int64_t>();
   }
   return in;

@@ -96,8 +96,9 @@ class TirEmitter {
     out_ << "):\n";
     line(1, "T.func_attr({\"tir.noalias\": True})");
     for (const auto* b : p_.intermediates())
-      line(1, b->name + " = T.alloc_buffer(" + shape_tuple(b->shape) + ", " + python_string_literal(tvm_type(b->dtype)) +
-                  ", scope=" + python_string_literal(ir::scope_tvm_name(b->scope)) + ")");
+      line(1, b->name + " = T.alloc_buffer(" + shape_tuple(b->shape) + ", " +
+                  python_string_literal(tvm_type(b->dtype)) + ", scope=" +
+                  python_string_literal(ir::scope_tvm_name(b->scope)) + ")");
     for (const auto& top : prog.nests) {
       int ind = 1;
       if (gpu_ && !has_bound_loop(top)) {

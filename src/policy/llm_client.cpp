@@ -281,7 +281,8 @@ Reply LlmPolicy::request(const Prompt& p, int sample) {
     if (!retryable || attempt >= cfg_.retries)
       throw PolicyError(code, msg + " (after " + std::to_string(attempt + 1) + " attempts)", fatal_when_spent);
     retried.push_back(code);
-    std::this_thread::sleep_for(std::chrono::duration<double>(backoff_delay(cfg_.backoff_s, attempt, hinfo.retry_after)));
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(backoff_delay(cfg_.backoff_s, attempt, hinfo.retry_after)));
   }
 }
 

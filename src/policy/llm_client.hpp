@@ -8,8 +8,8 @@
 // Retries: timeouts, connection errors, malformed HTTP replies (`bad_reply`: a body shorter than its
 // Content-Length, an HTTP/0.9 reply, oversized headers) and HTTP 408/429/5xx are retried up to `retries` times after
 // a delay of min(60 s, backoff_s · 2^attempt) · U[0.5, 1.5) (a 429's Retry-After seconds are honoured up to 60 s);
-// once spent, a timeout or bad_reply fails that prompt only. Other errors fail at once as `policy_error`. The API key is read from the environment variable named by
-// `api_key_env`, sent only in the Authorization header, and never written to an error message, log line,
+// once spent, a timeout or bad_reply fails that prompt only. Other errors fail at once as `policy_error`. The API
+// key is read from the environment variable named by `api_key_env`, sent only in the Authorization header, and never written to an error message, log line,
 // transcript or cache row (any echo of it in a response body is replaced by "***").
 //
 // Every successful exchange is stored in the `llm_calls` table of the cache under DATASET.md §3's key

@@ -67,8 +67,8 @@ struct Reply {
 
 /// A failed request. `code`: "policy_error" (HTTP 4xx other than 408/429, a malformed response: not retried),
 /// "timeout" / "bad_reply" (a malformed HTTP reply) / "connection_error" / "http_5xx" / "http_429" / "http_408"
-/// (retryable, raised once --retries are spent). `fatal` is true when no later prompt can succeed either (connection refused, bad URL, HTTP 401, 403,
-/// 404): callers stop the run; otherwise only this prompt fails.
+/// (retryable, raised once --retries are spent). `fatal` is true when no later prompt can succeed either
+/// (connection refused, bad URL, HTTP 401, 403, 404): callers stop the run; otherwise only this prompt fails.
 class PolicyError : public std::runtime_error {
  public:
   PolicyError(std::string code, const std::string& msg, bool fatal)
