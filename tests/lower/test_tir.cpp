@@ -41,7 +41,7 @@ TEST(LowerTir, GoldenFilesMatchAndAreDeterministic) {
 }
 
 TEST(LowerTir, WorkedExampleOfSpecMatchesExactly) {
-  const std::string spec = ir::read_file(std::string(STEPTP_SHARED_DIR) + "/docs/LEIR.md");
+  const std::string spec = ir::read_file(std::string(STEPTP_SOURCE_DIR) + "/docs/LEIR.md");
   const auto start = spec.find("```python\n");
   ASSERT_NE(start, std::string::npos);
   const auto body = start + 10;
