@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -39,20 +40,13 @@ void add_counters(std::map<std::string, std::int64_t>& into, const std::map<std:
 
 }  // namespace
 
-GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, const GenerateOptions& opt) {
-  if (opt.out.empty()) throw std::invalid_argument("--out is required");
-  if (opt.sharded && (opt.shard_count == 0 || opt.shard_index >= opt.shard_count))
-    throw std::invalid_argument("--shard i/N needs 0 <= i < N");
-  auto t0 = std::chrono::steady_clock::now();
-  GenerateSummary sum;
-  std::vector<Reject> plan_rejects;
-  for (const auto& name : gen.strategies)
-    if (!strategy::find(name)) throw std::invalid_argument(strategy::unknown_strategy_message(name));
-  std::vector<Unit> units = plan_units(gen, plan_rejects);
-  // S1 rejections are input mistakes (a misspelt --workloads name, a malformed --tasks line): say so on stderr
-  // (they are also recorded in rejects.jsonl), and refuse to write an empty dataset.
-  // With nothing left the error names the rejections itself (one line, the first three); a --workloads name that
-  // matches no catalogue workload leads it with E109 at that name, as `workloads emit` and `search` report it.
+namespace {
+
+/// S1 rejections are input mistakes (a misspelt --workloads name, a malformed --tasks line): they are said on stderr
+/// (and recorded in rejects.jsonl), and an empty dataset is refused. With nothing left the error names the
+/// rejections itself (one line, the first three); a --workloads name that matches no catalogue workload leads it with
+/// E109 at that name, as `workloads emit` and `search` report it.
+void report_plan_rejects(const std::vector<Unit>& units, const std::vector<Reject>& plan_rejects) {
   std::vector<std::string> s1;
   std::string lead;
   for (const auto& r : plan_rejects)
@@ -69,35 +63,35 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   }
   if (units.empty()) throw std::invalid_argument("nothing to generate: the selection holds no workload unit");
   for (const auto& w : s1) fmt::print(stderr, "steptp generate: warning: {}\n", w);
-  if (opt.sharded) {
-    std::vector<Unit> mine;
-    for (auto& u : units)
-      if (shard_of(u.wl.name, u.index, opt.shard_count) == opt.shard_index) mine.push_back(std::move(u));
-    units = std::move(mine);
-    std::vector<Reject> keep;
-    for (auto& r : plan_rejects) {
-      auto hash = r.unit.rfind('#');
-      std::uint32_t s = 0;
-      if (hash != std::string::npos) {
-        try {
-          s = shard_of(r.unit.substr(0, hash), std::stoi(r.unit.substr(hash + 1)), opt.shard_count);
-        } catch (const std::exception&) {
-          s = 0;
-        }
+}
+
+/// Keeps the units and plan rejections of shard `opt.shard_index` of `opt.shard_count`.
+void keep_own_shard(const GenerateOptions& opt, std::vector<Unit>& units, std::vector<Reject>& plan_rejects) {
+  std::vector<Unit> mine;
+  for (auto& u : units)
+    if (shard_of(u.wl.name, u.index, opt.shard_count) == opt.shard_index) mine.push_back(std::move(u));
+  units = std::move(mine);
+  std::vector<Reject> keep;
+  for (auto& r : plan_rejects) {
+    auto hash = r.unit.rfind('#');
+    std::uint32_t s = 0;
+    if (hash != std::string::npos) {
+      try {
+        s = shard_of(r.unit.substr(0, hash), std::stoi(r.unit.substr(hash + 1)), opt.shard_count);
+      } catch (const std::exception&) {
+        s = 0;
       }
-      if (s == opt.shard_index) keep.push_back(r);
     }
-    plan_rejects = std::move(keep);
+    if (s == opt.shard_index) keep.push_back(r);
   }
-  fs::path dir = opt.sharded ? fs::path(opt.out) / "shards" / shard_dir_name(opt.shard_index, opt.shard_count)
-                             : fs::path(opt.out);
-  fs::create_directories(dir);
-  // A killed run's temporary files (NAME.tmp.PID, write_file_atomic) would otherwise stay next to the outputs.
-  remove_stale_temp_files(dir.string(), {"archive", "chat", "eval"});
-  Cache cache(opt.cache_path.empty() ? (dir / "cache.sqlite").string() : opt.cache_path);
-  std::unique_ptr<Timer> timer;
-  if (gen.measure) timer = std::make_unique<Timer>(gen, &cache);
-  PipelineEnv env{&gen, &cache, timer.get(), approx_tokens(render_system())};
+  plan_rejects = std::move(keep);
+}
+
+/// S2-S9 of every unit not already done in the cache, on `opt.jobs` threads; each unit is marked done in the cache
+/// when all its candidates are stored. Fills the summary's unit counts; throws the first unit's failure.
+std::vector<UnitResult> compute_units(const std::vector<Unit>& units, const GenConfig& gen, const GenerateOptions& opt,
+                                      Cache& cache, Timer* timer, GenerateSummary& sum) {
+  PipelineEnv env{&gen, &cache, timer, approx_tokens(render_system())};
   const std::string gh = gen.hash();
   std::vector<UnitResult> results(units.size());
   std::vector<std::size_t> pending;
@@ -149,6 +143,54 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   bar.finish();
   if (failed) throw std::runtime_error(failure);
   sum.units_computed = computed;
+  return results;
+}
+
+/// A shard's outputs: its records and rejects, and a shard manifest that `merge` reads.
+void write_shard(const fs::path& dir, const GenerateOptions& opt, const GenConfig& gen, const FilterConfig& filter,
+                 ExportInput& in) {
+  std::sort(in.archive.begin(), in.archive.end(), record_less);
+  ir::write_file_atomic((dir / "records.jsonl").string(), to_jsonl(in.archive));
+  std::vector<ojson> rj;
+  for (const auto& r : in.rejects) rj.push_back(r.to_json());
+  ir::write_file_atomic((dir / "rejects.jsonl").string(), to_jsonl(rj));
+  ojson m;
+  m["schema"] = "steptp.shard/1";
+  m["shard"] = {{"index", opt.shard_index}, {"count", opt.shard_count}};
+  m["complete"] = true;
+  m["gen_hash"] = gen.hash();
+  m["config"] = {{"gen", gen.to_json()}, {"filter", filter.to_json()}};
+  m["env"] = in.env;
+  ojson c = ojson::object();
+  for (const auto& [k, v] : in.counters) c[k] = v;
+  m["counters"] = c;
+  m["records_sha256"] = sha256_hex(to_jsonl(in.archive));
+  ir::write_file_atomic((dir / "manifest.json").string(), dump_pretty(m));
+}
+
+}  // namespace
+
+GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, const GenerateOptions& opt) {
+  if (opt.out.empty()) throw std::invalid_argument("--out is required");
+  if (opt.sharded && (opt.shard_count == 0 || opt.shard_index >= opt.shard_count))
+    throw std::invalid_argument("--shard i/N needs 0 <= i < N");
+  auto t0 = std::chrono::steady_clock::now();
+  GenerateSummary sum;
+  std::vector<Reject> plan_rejects;
+  for (const auto& name : gen.strategies)
+    if (!strategy::find(name)) throw std::invalid_argument(strategy::unknown_strategy_message(name));
+  std::vector<Unit> units = plan_units(gen, plan_rejects);
+  report_plan_rejects(units, plan_rejects);
+  if (opt.sharded) keep_own_shard(opt, units, plan_rejects);
+  fs::path dir = opt.sharded ? fs::path(opt.out) / "shards" / shard_dir_name(opt.shard_index, opt.shard_count)
+                             : fs::path(opt.out);
+  fs::create_directories(dir);
+  // A killed run's temporary files (NAME.tmp.PID, write_file_atomic) would otherwise stay next to the outputs.
+  remove_stale_temp_files(dir.string(), {"archive", "chat", "eval"});
+  Cache cache(opt.cache_path.empty() ? (dir / "cache.sqlite").string() : opt.cache_path);
+  std::unique_ptr<Timer> timer;
+  if (gen.measure) timer = std::make_unique<Timer>(gen, &cache);
+  std::vector<UnitResult> results = compute_units(units, gen, opt, cache, timer.get(), sum);
   auto cc = cache.counters();
   sum.candidates = cc["candidates"].first + cc["candidates"].second;
   sum.candidate_cache_hits = cc["candidates"].first;
@@ -171,27 +213,10 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   sum.records = std::int64_t(in.archive.size());
   if (opt.progress)
     fmt::print(stderr, "[S10-S11 filter + export] {} records -> {}\n", sum.records, dir.string());
-  if (opt.sharded) {
-    std::sort(in.archive.begin(), in.archive.end(), record_less);
-    ir::write_file_atomic((dir / "records.jsonl").string(), to_jsonl(in.archive));
-    std::vector<ojson> rj;
-    for (const auto& r : in.rejects) rj.push_back(r.to_json());
-    ir::write_file_atomic((dir / "rejects.jsonl").string(), to_jsonl(rj));
-    ojson m;
-    m["schema"] = "steptp.shard/1";
-    m["shard"] = {{"index", opt.shard_index}, {"count", opt.shard_count}};
-    m["complete"] = true;
-    m["gen_hash"] = gh;
-    m["config"] = {{"gen", gen.to_json()}, {"filter", filter.to_json()}};
-    m["env"] = in.env;
-    ojson c = ojson::object();
-    for (const auto& [k, v] : in.counters) c[k] = v;
-    m["counters"] = c;
-    m["records_sha256"] = sha256_hex(to_jsonl(in.archive));
-    ir::write_file_atomic((dir / "manifest.json").string(), dump_pretty(m));
-  } else {
+  if (opt.sharded)
+    write_shard(dir, opt, gen, filter, in);
+  else
     export_dataset(dir.string(), std::move(in));
-  }
   sum.complete = true;
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   sum.where = dir.string();

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -152,12 +153,9 @@ std::string lines(const std::vector<ojson>& v) {
   return s;
 }
 
-}  // namespace
 
-SearchRunResult run_search(const SearchOptions& opt_in) {
-  SearchOptions opt = opt_in;
-  const auto t0 = std::chrono::steady_clock::now();
-  // --- validate the flags
+/// The flag combinations run_search refuses (SearchUsageError).
+void validate_options(const SearchOptions& opt) {
   const auto& names = algorithm_names();
   if (std::find(names.begin(), names.end(), opt.search.algorithm) == names.end())
     throw SearchUsageError("unknown algorithm '" + opt.search.algorithm + "' (chain, greedy, beam, dfs, bfs, mcts)");
@@ -174,12 +172,11 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
   if (!opt.tasks_file.empty() && !opt.workloads.empty())
     throw SearchUsageError(
         "--tasks and --workloads are two root sources: give one (--workloads filters a dataset only)");
-  // --- roots and the generator configuration they come with
-  ojson manifest;
-  std::vector<Root> roots = !opt.data_dir.empty()    ? dataset_roots(opt, manifest)
-                            : !opt.tasks_file.empty() ? file_roots(opt.tasks_file)
-                                                      : workload_roots(opt);
-  if (opt.limit > 0 && roots.size() > std::size_t(opt.limit)) roots.resize(opt.limit);
+}
+
+/// The measurement configuration: the dataset's generator configuration (when the roots come from one) with the
+/// search's timer, repeats and threads. Also fills in the seeds `opt` leaves at 0.
+dataset::GenConfig measurement_config(SearchOptions& opt, const ojson& manifest) {
   dataset::GenConfig gen;
   if (manifest.is_object() && manifest.contains("config")) gen = dataset::GenConfig::from_json(manifest["config"]["gen"]);
   gen.timer = opt.timer;
@@ -189,8 +186,110 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
   if (opt.search.seed == 0) opt.search.seed = gen.master_seed;
   if (opt.policy.seed == 0) opt.policy.seed = opt.search.seed;
   opt.policy.threads = opt.threads;
-  // --- policy, output, cache, timers, grader. Every policy but llm (whose answers the cache keeps) is made before
-  // anything is written, so a bad --policy or --cost-model leaves no output directory behind.
+  return gen;
+}
+
+/// The grader's configuration in a search: every child is measured, against the root, on stream "search-equiv".
+eval::GradeConfig search_grade_config(const SearchOptions& opt, const dataset::GenConfig& gen) {
+  eval::GradeConfig gc = opt.grade;
+  gc.master_seed = opt.search.seed;
+  gc.equiv_draws = gen.equiv_draws;
+  gc.interp_max_ops = gen.interp_max_ops;
+  gc.measure = true;
+  gc.equiv_stream = "search-equiv";
+  gc.recheck_faster = false;
+  return gc;
+}
+
+/// The resume key of a run: everything that decides what a root's search gives.
+std::string run_key(const SearchOptions& opt, const eval::GradeConfig& gc, const dataset::Timer& timer,
+                    const dataset::GenConfig& gen) {
+  return core::H({"steptp.search/1", core::dump_py(opt.search.to_json()), policy_identity(opt.policy), timer.env(),
+                  gen.timer, std::to_string(gen.repeats), std::to_string(gen.threads),
+                  core::dump_py(ojson{{"suspicious", gc.suspicious_speedup},
+                                      {"recheck_trials", gc.recheck_trials},
+                                      {"faster", gc.faster_threshold},
+                                      {"consistency", gc.consistency_enum_limit},
+                                      {"baseline", opt.baseline},
+                                      {"strict", gc.strict.enabled ? ojson(gc.strict.max_executions) : ojson(false)}})});
+}
+
+ojson failed_root(const Root& root, const SearchOptions& opt, const std::string& why) {
+  return {{"result", failed_task_result(root.task_id, root.workload, opt.search, opt.policy.name, why)},
+          {"proposals", ojson::array()}, {"transcripts", ojson::array()}};
+}
+
+/// What a run shares between its roots.
+struct RunContext {
+  const SearchOptions& opt;
+  policy::Policy& pol;
+  eval::Grader& grader;
+  dataset::Timer& timer;
+  core::Cache& cache;
+  const dataset::GenConfig& gen;
+};
+
+/// Searches one root: {result, proposals, transcripts}, stored in the cache under `key`. A root over the work or
+/// memory budget, or whose search fails, gives a failed result; a policy error propagates (after `flush`).
+ojson search_root(const RunContext& rc, const Root& root, const std::string& key, const std::function<void()>& flush) {
+  const SearchOptions& opt = rc.opt;
+  if (!root.task) return failed_root(root, opt, root.error);
+  try {
+    interp::check_step_budget(*root.task, opt.max_steps);
+    interp::check_memory_budget(*root.task, opt.max_memory_bytes);
+  } catch (const ir::LeirError& e) {
+    return failed_root(root, opt, root.task_id + ": " + e.diag().headline());
+  }
+  ojson done;
+  try {
+    auto ctx = std::make_shared<eval::TaskContext>(*root.task);
+    Search s(opt.search, rc.pol, rc.grader, ctx, root.workload);
+    try {
+      run_algorithm(s);
+    } catch (const policy::PolicyError&) {
+      flush();
+      throw;
+    }
+    ojson base = nullptr;
+    if (opt.baseline) base = runtime::time_library_baseline(root.workload, *root.task, rc.gen.repeats, opt.threads);
+    done["result"] = task_result(s, root.task_id, root.workload, opt.policy.name, rc.timer, base);
+    done["proposals"] = ojson::array();
+    for (const auto& p : s.proposals()) {
+      ojson j = p.to_json();
+      j["task_id"] = root.task_id;
+      done["proposals"].push_back(std::move(j));
+    }
+    done["transcripts"] = ojson::array();
+    for (const auto& t : s.transcripts()) {
+      ojson j = t;
+      j["task_id"] = root.task_id;
+      done["transcripts"].push_back(std::move(j));
+    }
+    rc.cache.put("search_results", key, core::dump_py(done));
+  } catch (const policy::PolicyError&) {
+    throw;
+  } catch (const ir::LeirError& e) {
+    done = failed_root(root, opt, e.code() + ": " + e.diag().headline());
+  } catch (const std::exception& e) {
+    done = failed_root(root, opt, e.what());
+  }
+  return done;
+}
+
+}  // namespace
+
+SearchRunResult run_search(const SearchOptions& opt_in) {
+  SearchOptions opt = opt_in;
+  const auto t0 = std::chrono::steady_clock::now();
+  validate_options(opt);
+  ojson manifest;
+  std::vector<Root> roots = !opt.data_dir.empty()    ? dataset_roots(opt, manifest)
+                            : !opt.tasks_file.empty() ? file_roots(opt.tasks_file)
+                                                      : workload_roots(opt);
+  if (opt.limit > 0 && roots.size() > std::size_t(opt.limit)) roots.resize(opt.limit);
+  const dataset::GenConfig gen = measurement_config(opt, manifest);
+  // Every policy but llm (whose answers the cache keeps) is made before anything is written, so a bad --policy or
+  // --cost-model leaves no output directory behind.
   std::unique_ptr<policy::Policy> pol;
   policy::LlmPolicy* llm = nullptr;
   auto make_pol = [&](core::Cache* c) {
@@ -210,25 +309,10 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
   dataset::GenConfig cold = gen;
   cold.cold_cache = true;
   dataset::Timer cold_timer(cold, &cache, timer.gate());
-  eval::GradeConfig gc = opt.grade;
-  gc.master_seed = opt.search.seed;
-  gc.equiv_draws = gen.equiv_draws;
-  gc.interp_max_ops = gen.interp_max_ops;
-  gc.measure = true;
-  gc.equiv_stream = "search-equiv";
-  gc.recheck_faster = false;
+  const eval::GradeConfig gc = search_grade_config(opt, gen);
   eval::Grader grader(gc, &timer, &cold_timer);
   if (!pol) make_pol(&cache);
-  const std::string run_key = core::H({"steptp.search/1", core::dump_py(opt.search.to_json()), policy_identity(opt.policy),
-                                       timer.env(), gen.timer, std::to_string(gen.repeats), std::to_string(gen.threads),
-                                       core::dump_py(ojson{{"suspicious", gc.suspicious_speedup},
-                                                           {"recheck_trials", gc.recheck_trials},
-                                                           {"faster", gc.faster_threshold},
-                                                           {"consistency", gc.consistency_enum_limit},
-                                                           {"baseline", opt.baseline},
-                                                           {"strict", gc.strict.enabled ? ojson(gc.strict.max_executions)
-                                                                                        : ojson(false)}})});
-  // --- the tasks
+  const std::string key_of_run = run_key(opt, gc, timer, gen);
   std::vector<ojson> results, proposals, transcripts;
   std::int64_t resumed = 0;
   auto write_outputs = [&] {
@@ -241,68 +325,18 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
     ir::write_file_atomic(opt.out_dir + "/summary.md", summary_markdown(summary, results));
     return summary;
   };
+  const RunContext rc{opt, *pol, grader, timer, cache, gen};
   dataset::Progress progress("search " + opt.search.algorithm + "/" + opt.policy.name, std::int64_t(roots.size()),
                              opt.progress);
   for (const Root& root : roots) {
     ojson done;  // {result, proposals, transcripts}
-    const std::string key = root.task ? core::H({run_key, core::alpha_canonical(*root.task)}) : "";
+    const std::string key = root.task ? core::H({key_of_run, core::alpha_canonical(*root.task)}) : "";
     if (!key.empty())
       if (auto v = cache.get("search_results", key)) {
         done = ojson::parse(*v);
         ++resumed;
       }
-    std::string refused;  // a root over the work or memory budget is not run
-    if (done.is_null() && root.task) {
-      try {
-        interp::check_step_budget(*root.task, opt.max_steps);
-        interp::check_memory_budget(*root.task, opt.max_memory_bytes);
-      } catch (const ir::LeirError& e) {
-        refused = e.diag().headline();
-      }
-    }
-    if (done.is_null()) {
-      if (!root.task || !refused.empty()) {
-        const std::string why = root.task ? root.task_id + ": " + refused : root.error;
-        done = {{"result", failed_task_result(root.task_id, root.workload, opt.search, opt.policy.name, why)},
-                {"proposals", ojson::array()}, {"transcripts", ojson::array()}};
-      } else {
-        try {
-          auto ctx = std::make_shared<eval::TaskContext>(*root.task);
-          Search s(opt.search, *pol, grader, ctx, root.workload);
-          try {
-            run_algorithm(s);
-          } catch (const policy::PolicyError&) {
-            write_outputs();
-            throw;
-          }
-          ojson base = nullptr;
-          if (opt.baseline) base = runtime::time_library_baseline(root.workload, *root.task, gen.repeats, opt.threads);
-          done["result"] = task_result(s, root.task_id, root.workload, opt.policy.name, timer, base);
-          done["proposals"] = ojson::array();
-          for (const auto& p : s.proposals()) {
-            ojson j = p.to_json();
-            j["task_id"] = root.task_id;
-            done["proposals"].push_back(std::move(j));
-          }
-          done["transcripts"] = ojson::array();
-          for (const auto& t : s.transcripts()) {
-            ojson j = t;
-            j["task_id"] = root.task_id;
-            done["transcripts"].push_back(std::move(j));
-          }
-          cache.put("search_results", key, core::dump_py(done));
-        } catch (const policy::PolicyError&) {
-          throw;
-        } catch (const ir::LeirError& e) {
-          done = {{"result", failed_task_result(root.task_id, root.workload, opt.search, opt.policy.name,
-                                                e.code() + ": " + e.diag().headline())},
-                  {"proposals", ojson::array()}, {"transcripts", ojson::array()}};
-        } catch (const std::exception& e) {
-          done = {{"result", failed_task_result(root.task_id, root.workload, opt.search, opt.policy.name, e.what())},
-                  {"proposals", ojson::array()}, {"transcripts", ojson::array()}};
-        }
-      }
-    }
+    if (done.is_null()) done = search_root(rc, root, key, [&] { write_outputs(); });
     results.push_back(done["result"]);
     for (const auto& p : done["proposals"]) proposals.push_back(p);
     for (const auto& t : done["transcripts"]) transcripts.push_back(t);

@@ -101,7 +101,22 @@ struct StrategyInfo {
 /// Known for all 43 canonical indices; "?" outside 0..42.
 std::string_view exactness_classes(int index);
 
-/// Registered strategies, in canonical index order (only those implemented so far).
+/// Adds a strategy to the registry at static-initialisation time; use STEPTP_REGISTER_STRATEGY.
+struct StrategyRegistrar {
+  explicit StrategyRegistrar(const StrategyInfo& info);
+};
+
+/// Registers the strategy of the file it ends: one line at the bottom of each strategy file, inside its namespace.
+/// NAME is the canonical Step-TP name (an identifier), INDEX its canonical index 0..42 (STRATEGIES.md §5),
+/// FAMILY a Family enumerator, DESCRIPTION one sentence, ENUMERATE and APPLY the strategy's two functions.
+/// The library is linked whole-archive (CMakeLists.txt) so that no registration is dropped by the linker.
+#define STEPTP_REGISTER_STRATEGY(NAME, INDEX, FAMILY, DESCRIPTION, ENUMERATE, APPLY)                             \
+  namespace {                                                                                                    \
+  const ::steptp::strategy::StrategyRegistrar steptp_register_##NAME{::steptp::strategy::StrategyInfo{           \
+      #NAME, INDEX, ::steptp::strategy::Family::FAMILY, DESCRIPTION, ENUMERATE, APPLY}};                         \
+  }
+
+/// Registered strategies, in canonical index order.
 std::span<const StrategyInfo> registry();
 /// The registered strategy named `name`, or nullptr.
 const StrategyInfo* find(std::string_view name);

@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "ir/printer.hpp"
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/pivots.hpp"
 #include "strategies/common.hpp"
 
@@ -43,5 +43,10 @@ Applied apply_additive_split(const ir::Task& t, const Candidate& c) {
   f.set("replacement", ir::print_expr(to));
   return finish(t, std::move(after), std::move(f), Exactness::Reassoc);
 }
+
+STEPTP_REGISTER_STRATEGY(additive_split, 39, Algebraic,
+                         "Replace one operand X by (X+Y)-Y for a pivot Y, to prepare a later "
+                         "additive recombination.",
+                         enumerate_additive_split, apply_additive_split);
 
 }  // namespace steptp::strategy::algebraic

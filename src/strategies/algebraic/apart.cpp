@@ -7,7 +7,7 @@
 // for by undetermined coefficients (`lsolve`; §9.3: GiNaC's sqrfree_parfrac alone keeps factors of equal
 // multiplicity together, so the driver is ours). Every factor of D divides a denominator of the result and vice
 // versa, so no condition arises (§9.4). Class R.
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
 
@@ -123,5 +123,10 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const
 
 std::vector<Site> enumerate_apart(const ir::Task& t) { return enumerate_rule("apart", t, rule); }
 Applied apply_apart(const ir::Task& t, const Candidate& c) { return apply_rule("apart", t, c, rule); }
+
+STEPTP_REGISTER_STRATEGY(apart, 27, Algebraic,
+                         "Decompose a rational expression into partial fractions with respect to "
+                         "one variable.",
+                         enumerate_apart, apply_apart);
 
 }  // namespace steptp::strategy::algebraic

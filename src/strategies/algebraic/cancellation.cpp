@@ -3,7 +3,7 @@
 // numer_denom, gcd, normal). The cancelled factor needs g != 0 (§6: where g vanishes the original is not finite and
 // the result would be): the shared driver derives that condition from the divisors before and after (§9.4), and
 // the domain policy proves or guards it. Class D.
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
 
@@ -29,5 +29,10 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const
 
 std::vector<Site> enumerate_cancellation(const ir::Task& t) { return enumerate_rule("cancellation", t, rule); }
 Applied apply_cancellation(const ir::Task& t, const Candidate& c) { return apply_rule("cancellation", t, c, rule); }
+
+STEPTP_REGISTER_STRATEGY(cancellation, 25, Algebraic,
+                         "Cancel a common polynomial factor between the numerator and the "
+                         "denominator of a quotient.",
+                         enumerate_cancellation, apply_cancellation);
 
 }  // namespace steptp::strategy::algebraic

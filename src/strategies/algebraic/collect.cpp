@@ -2,7 +2,7 @@
 // `collect(e, v)` (§9.3). The site fires for v when at least two terms of the sum carry the same power v^k,
 // k >= 1 (those terms merge into one coefficient). v ranges over the atoms of the sum in first-occurrence order;
 // the sum must be a polynomial in v. Class R.
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
 
@@ -45,5 +45,9 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
 
 std::vector<Site> enumerate_collect(const ir::Task& t) { return enumerate_rule("collect", t, rule); }
 Applied apply_collect(const ir::Task& t, const Candidate& c) { return apply_rule("collect", t, c, rule); }
+
+STEPTP_REGISTER_STRATEGY(collect, 33, Algebraic,
+                         "Group the terms of a sum by powers of one chosen atom.",
+                         enumerate_collect, apply_collect);
 
 }  // namespace steptp::strategy::algebraic

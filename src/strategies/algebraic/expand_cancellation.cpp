@@ -12,7 +12,7 @@
 // such sites are not offered. A range_note records the moved overflow threshold for exp multipliers.
 #include <set>
 
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/analysis/sign.hpp"
 #include "strategies/common.hpp"
@@ -114,5 +114,10 @@ std::vector<Site> enumerate_expand_cancellation(const ir::Task& t) {
 Applied apply_expand_cancellation(const ir::Task& t, const Candidate& c) {
   return apply_rule("expand_cancellation", t, c, rule);
 }
+
+STEPTP_REGISTER_STRATEGY(expand_cancellation, 26, Algebraic,
+                         "Multiply the numerator and the denominator of a quotient by the same "
+                         "non-zero factor, and expand both.",
+                         enumerate_expand_cancellation, apply_expand_cancellation);
 
 }  // namespace steptp::strategy::algebraic

@@ -1,7 +1,7 @@
 // expand_collect (STRATEGIES.md §11 entry 34): distribute one factor over a sum, c*(t1+t2) -> c*t1+c*t2. The site
 // is a maximal product node with exactly one sum factor, all other factors monomials (no sums); the result is
 // GiNaC `expand()` of that node alone (§9.3). A product of several sums belongs to expand_factorization. Class R.
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
 
@@ -47,5 +47,10 @@ std::vector<Site> enumerate_expand_collect(const ir::Task& t) { return enumerate
 Applied apply_expand_collect(const ir::Task& t, const Candidate& c) {
   return apply_rule("expand_collect", t, c, rule);
 }
+
+STEPTP_REGISTER_STRATEGY(expand_collect, 34, Algebraic,
+                         "Distribute one factor over a sum, undoing a collection: `c*(t1+t2)` → "
+                         "`c*t1+c*t2`.",
+                         enumerate_expand_collect, apply_expand_collect);
 
 }  // namespace steptp::strategy::algebraic

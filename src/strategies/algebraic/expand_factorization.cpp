@@ -3,7 +3,7 @@
 // is a maximal product (its parent is not a product), so one product is one site. A product with exactly one sum
 // factor belongs to expand_collect (entry 34). Results over 16 monomials are not offered (precision, see the rule).
 // Class R.
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
 
@@ -63,5 +63,10 @@ std::vector<Site> enumerate_expand_factorization(const ir::Task& t) {
 Applied apply_expand_factorization(const ir::Task& t, const Candidate& c) {
   return apply_rule("expand_factorization", t, c, rule);
 }
+
+STEPTP_REGISTER_STRATEGY(expand_factorization, 24, Algebraic,
+                         "Multiply out a product of sums, or a small integer power of a sum, into "
+                         "a sum of monomials.",
+                         enumerate_expand_factorization, apply_expand_factorization);
 
 }  // namespace steptp::strategy::algebraic

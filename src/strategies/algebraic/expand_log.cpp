@@ -6,7 +6,7 @@
 // policy, guarded. Class D. The driver also adds the §9.4 condition of the original log argument, which the
 // factor conditions imply (pruned).
 #include "ir/printer.hpp"
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/logpow.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
@@ -64,5 +64,10 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const
 
 std::vector<Site> enumerate_expand_log(const ir::Task& t) { return enumerate_rule("expand_log", t, rule); }
 Applied apply_expand_log(const ir::Task& t, const Candidate& c) { return apply_rule("expand_log", t, c, rule); }
+
+STEPTP_REGISTER_STRATEGY(expand_log, 31, Algebraic,
+                         "Split the logarithm of a product or power into a sum of logarithms: "
+                         "`log(a*b)` → `log(a)+log(b)`, `log(a**k)` → `k*log(a)`.",
+                         enumerate_expand_log, apply_expand_log);
 
 }  // namespace steptp::strategy::algebraic

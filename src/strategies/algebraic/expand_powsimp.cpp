@@ -16,7 +16,7 @@
 // Every candidate records a range_note: a factor may overflow where the combined form does not. The driver adds the
 // §9.4 conditions of the partial operations that change (a sqrt argument that splits, a divisor).
 #include "ir/printer.hpp"
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/logpow.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
@@ -118,5 +118,10 @@ std::vector<Site> enumerate_expand_powsimp(const ir::Task& t) { return enumerate
 Applied apply_expand_powsimp(const ir::Task& t, const Candidate& c) {
   return apply_rule("expand_powsimp", t, c, rule);
 }
+
+STEPTP_REGISTER_STRATEGY(expand_powsimp, 30, Algebraic,
+                         "Split a power or exponential whose exponent is a sum, or whose base is "
+                         "a product, into a product of simpler powers.",
+                         enumerate_expand_powsimp, apply_expand_powsimp);
 
 }  // namespace steptp::strategy::algebraic

@@ -14,7 +14,7 @@
 // Class R: exact in real arithmetic, and the rounding points change. Range note (§6): the two factors are computed
 // separately, so one may overflow or underflow where exp(X-R) does not; overflow is not a domain condition.
 #include "ir/printer.hpp"
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/pivots.hpp"
 #include "strategies/analysis/refs.hpp"
 #include "strategies/common.hpp"
@@ -159,5 +159,10 @@ Applied apply_exponential_split(const ir::Task& t, const Candidate& c) {
   }
   throw_stale(c.id() + " is not a candidate of this task");
 }
+
+STEPTP_REGISTER_STRATEGY(exponential_split, 37, Algebraic,
+                         "Split exp(X-R) around a pivot N, into either exp(X-N)*exp(N-R) or "
+                         "exp(X-N)/exp(R-N).",
+                         enumerate_exponential_split, apply_exponential_split);
 
 }  // namespace steptp::strategy::algebraic

@@ -3,7 +3,7 @@
 // content, so A*D+A*E -> A*(D+E)) and `factor(p)` (mode full, offered only when its result differs from the
 // square-free one). The site is non-trivial when the result has at least two non-constant factors or a factor
 // with multiplicity > 1. Class R.
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
 
@@ -71,5 +71,10 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
 
 std::vector<Site> enumerate_factorization(const ir::Task& t) { return enumerate_rule("factorization", t, rule); }
 Applied apply_factorization(const ir::Task& t, const Candidate& c) { return apply_rule("factorization", t, c, rule); }
+
+STEPTP_REGISTER_STRATEGY(factorization, 23, Algebraic,
+                         "Factor a polynomial sub-expression into a product, using square-free or "
+                         "full factorisation.",
+                         enumerate_factorization, apply_factorization);
 
 }  // namespace steptp::strategy::algebraic

@@ -6,7 +6,7 @@
 // kMaxTerms terms are split into subsets). The merged log is finite for some inputs where the original is not (two
 // negative f_i), so every merged f_i needs f_i>0, proven or guarded (§6). Class D.
 #include "ir/printer.hpp"
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/logpow.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
@@ -95,5 +95,10 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
 
 std::vector<Site> enumerate_logsimp(const ir::Task& t) { return enumerate_rule("logsimp", t, rule); }
 Applied apply_logsimp(const ir::Task& t, const Candidate& c) { return apply_rule("logsimp", t, c, rule); }
+
+STEPTP_REGISTER_STRATEGY(logsimp, 32, Algebraic,
+                         "Combine a sum of logarithms, including integer multiples, into the "
+                         "logarithm of one product: `log(a)+log(b)` → `log(a*b)`.",
+                         enumerate_logsimp, apply_logsimp);
 
 }  // namespace steptp::strategy::algebraic

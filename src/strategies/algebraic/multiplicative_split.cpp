@@ -10,7 +10,7 @@
 // No guess about which buffers "look" non-zero is involved (B13). Only pairs whose X/Y provably neither overflows
 // nor divides by an underflowed Y are offered (pivots.hpp "magnitudes"). Class D.
 #include "ir/printer.hpp"
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/pivots.hpp"
 #include "strategies/analysis/sign.hpp"
 #include "strategies/common.hpp"
@@ -61,5 +61,10 @@ Applied apply_multiplicative_split(const ir::Task& t, const Candidate& c) {
                     std::string(analysis::task_signs(t)->expr(y).name()) + "); domain policy Guard");
   return finish(t, std::move(after), std::move(f), Exactness::Domain);
 }
+
+STEPTP_REGISTER_STRATEGY(multiplicative_split, 38, Algebraic,
+                         "Replace one operand X by (X/Y)*Y for a pivot Y, to prepare a later "
+                         "multiplicative recombination.",
+                         enumerate_multiplicative_split, apply_multiplicative_split);
 
 }  // namespace steptp::strategy::algebraic

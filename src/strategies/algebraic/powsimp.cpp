@@ -11,7 +11,7 @@
 // Parameters (rule, group): the group is the printed product of the merged factors; in first-occurrence order
 // (index of the group's first factor, then the rule order above). Class R; D for the sign-conditioned rules.
 #include "ir/printer.hpp"
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/logpow.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
@@ -221,5 +221,10 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
 
 std::vector<Site> enumerate_powsimp(const ir::Task& t) { return enumerate_rule("powsimp", t, rule); }
 Applied apply_powsimp(const ir::Task& t, const Candidate& c) { return apply_rule("powsimp", t, c, rule); }
+
+STEPTP_REGISTER_STRATEGY(powsimp, 29, Algebraic,
+                         "Combine powers and exponentials that share a base into a single power "
+                         "or exponential.",
+                         enumerate_powsimp, apply_powsimp);
 
 }  // namespace steptp::strategy::algebraic

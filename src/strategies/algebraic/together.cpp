@@ -4,7 +4,7 @@
 // job). L = lcm(d_i) (GiNaC `lcm`), each L/d_i by `divide`; the result is (sum n_i*(L/d_i))/L. Every factor of L
 // divides an old denominator and vice versa, so no domain condition arises (§9.4). Denominators must be
 // polynomials (lcm is polynomial). Class R.
-#include "strategies/algebraic/algebraic.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/algebraic/site.hpp"
 #include "strategies/common.hpp"
 
@@ -75,5 +75,10 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
 
 std::vector<Site> enumerate_together(const ir::Task& t) { return enumerate_rule("together", t, rule); }
 Applied apply_together(const ir::Task& t, const Candidate& c) { return apply_rule("together", t, c, rule); }
+
+STEPTP_REGISTER_STRATEGY(together, 28, Algebraic,
+                         "Combine a sum of fractions into one fraction over the least common "
+                         "denominator, without cancelling.",
+                         enumerate_together, apply_together);
 
 }  // namespace steptp::strategy::algebraic

@@ -28,7 +28,7 @@
 #include "strategies/analysis/subexpr.hpp"
 #include "strategies/common.hpp"
 #include "strategies/config.hpp"
-#include "strategies/graph/graph.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::graph {
 namespace {
@@ -293,5 +293,11 @@ Applied apply_common_subexpression_elimination(const ir::Task& t, const Candidat
              std::to_string(cl->numel) + " <= max_new_elements " + std::to_string(default_config().max_new_elements));
   return finish(t, std::move(after), std::move(f), exact ? Exactness::Exact : Exactness::Reassoc, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(common_subexpression_elimination, 6, Graph,
+                         "Compute a repeated sub-expression once, into a fresh intermediate "
+                         "placed before its first use, and read that intermediate at every "
+                         "occurrence.",
+                         enumerate_common_subexpression_elimination, apply_common_subexpression_elimination);
 
 }  // namespace steptp::strategy::graph

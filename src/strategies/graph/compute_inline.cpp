@@ -23,7 +23,7 @@
 #include "strategies/analysis/subst.hpp"
 #include "strategies/analysis/typed.hpp"
 #include "strategies/common.hpp"
-#include "strategies/graph/graph.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::graph {
 namespace {
@@ -244,5 +244,11 @@ Applied apply_compute_inline(const ir::Task& t, const Candidate& c) {
   f.legality("value preservation", "structural", true, "no buffer the definition reads is written before a read");
   return finish(t, std::move(p.after), std::move(f), p.cls);
 }
+
+STEPTP_REGISTER_STRATEGY(compute_inline, 2, Graph,
+                         "Replace every read of an intermediate by the expression that produces "
+                         "it, with the read's entries substituted for the producer's loop keys, "
+                         "and delete the producer.",
+                         enumerate_compute_inline, apply_compute_inline);
 
 }  // namespace steptp::strategy::graph

@@ -22,7 +22,7 @@
 #include "strategies/analysis/locate.hpp"
 #include "strategies/analysis/name_ids.hpp"
 #include "strategies/common.hpp"
-#include "strategies/graph/graph.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::graph {
 namespace {
@@ -265,5 +265,10 @@ Applied apply_dead_code_elimination(const ir::Task& t, const Candidate& c) {
   f.legality("init status of the other statements unchanged", "structural", true);
   return finish(t, std::move(after), std::move(f), Exactness::Exact);
 }
+
+STEPTP_REGISTER_STRATEGY(dead_code_elimination, 7, Graph,
+                         "Delete a statement whose results are never used, and delete its nest "
+                         "too if the nest becomes empty.",
+                         enumerate_dead_code_elimination, apply_dead_code_elimination);
 
 }  // namespace steptp::strategy::graph

@@ -15,7 +15,7 @@
 #include "strategies/analysis/affine.hpp"
 #include "strategies/analysis/deps.hpp"
 #include "strategies/common.hpp"
-#include "strategies/graph/graph.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::graph {
 namespace {
@@ -153,5 +153,9 @@ Applied apply_expression_reorder(const ir::Task& t, const Candidate& c) {
   f.legality("init status preserved", "structural", true, "no buffer is written by both nests");
   return finish(t, std::move(after), std::move(f), Exactness::Exact);
 }
+
+STEPTP_REGISTER_STRATEGY(expression_reorder, 8, Graph,
+                         "Swap two consecutive independent loop nests.",
+                         enumerate_expression_reorder, apply_expression_reorder);
 
 }  // namespace steptp::strategy::graph

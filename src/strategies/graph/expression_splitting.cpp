@@ -21,7 +21,7 @@
 #include "strategies/analysis/subexpr.hpp"
 #include "strategies/analysis/refs.hpp"
 #include "strategies/common.hpp"
-#include "strategies/graph/graph.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::graph {
 namespace {
@@ -175,5 +175,11 @@ Applied apply_expression_splitting(const ir::Task& t, const Candidate& c) {
              std::to_string(p.numel) + " <= max_new_elements " + std::to_string(default_config().max_new_elements));
   return finish(t, std::move(after), std::move(f), cls, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(expression_splitting, 3, Graph,
+                         "Materialise one sub-expression of a statement in a fresh intermediate, "
+                         "computed by a new nest just before the statement's nest, and read the "
+                         "intermediate in its place.",
+                         enumerate_expression_splitting, apply_expression_splitting);
 
 }  // namespace steptp::strategy::graph

@@ -13,7 +13,7 @@
 #include "strategies/analysis/deps.hpp"
 #include "strategies/analysis/refs.hpp"
 #include "strategies/common.hpp"
-#include "strategies/graph/graph.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/loop/loop_util.hpp"
 
 namespace steptp::strategy::graph {
@@ -142,5 +142,10 @@ Applied apply_operator_fission(const ir::Task& t, const Candidate& c) {
   f.legality("nest invariants (parallel loops, scope confinement)", "isl", true);
   return finish(t, std::move(s.after), std::move(f), Exactness::Exact);
 }
+
+STEPTP_REGISTER_STRATEGY(operator_fission, 1, Graph,
+                         "Split the body of one nest at a cut point into two nests with the same "
+                         "header, keeping the item order.",
+                         enumerate_operator_fission, apply_operator_fission);
 
 }  // namespace steptp::strategy::graph

@@ -20,7 +20,7 @@
 #include "strategies/analysis/refs.hpp"
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
-#include "strategies/graph/graph.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/loop/loop_util.hpp"
 
 namespace steptp::strategy::graph {
@@ -219,5 +219,10 @@ Applied apply_operator_fusion(const ir::Task& t, const Candidate& c) {
   f.legality("nest invariants (parallel loops, scope confinement)", "isl", true);
   return finish(t, std::move(p.after), std::move(f), Exactness::Exact);
 }
+
+STEPTP_REGISTER_STRATEGY(operator_fusion, 0, Graph,
+                         "Merge two consecutive loop nests with the same loop structure into one "
+                         "nest that runs the first body and then the second.",
+                         enumerate_operator_fusion, apply_operator_fusion);
 
 }  // namespace steptp::strategy::graph

@@ -30,7 +30,7 @@
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
 #include "strategies/config.hpp"
-#include "strategies/graph/graph.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::graph {
 namespace {
@@ -278,5 +278,11 @@ Applied apply_tensor_concat_to_fuse_operators(const ir::Task& t, const Candidate
   f.legality("equal operand skeletons, identical shared operands (B6)", "structural", true);
   return finish(t, std::move(after), std::move(f), Exactness::Exact, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(tensor_concat_to_fuse_operators, 4, Graph,
+                         "Run two instances of the same operator on different tensors as one "
+                         "operator over concatenated inputs, then split the result back into the "
+                         "two outputs.",
+                         enumerate_tensor_concat_to_fuse_operators, apply_tensor_concat_to_fuse_operators);
 
 }  // namespace steptp::strategy::graph

@@ -32,7 +32,7 @@
 #include "strategies/analysis/subexpr.hpp"
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
-#include "strategies/graph/graph.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::graph {
 namespace {
@@ -123,7 +123,6 @@ std::vector<Site> nest_sites(const ir::Task& t, const analysis::NestPath& path, 
   ref.stmt = 0;
   return {Site{ref, concat_params(std::move(parts))}};
 }
-
 
 /// Rebuilds `e` for one half: copied accesses -> their copy (same subscript), the output/accumulator -> `out`,
 /// other uses of x as a value -> x+shift (references not using x are left as they are).
@@ -293,5 +292,11 @@ Applied apply_tensor_split_to_decouple_operators(const ir::Task& t, const Candid
   const Exactness cls = spatial || !analysis::reassociates(red->op) ? Exactness::Exact : Exactness::Reassoc;
   return finish(t, std::move(after), std::move(f), cls, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(tensor_split_to_decouple_operators, 5, Graph,
+                         "Split one operator into two independent operators on slices of its "
+                         "inputs, copy each slice into its own tensor, and combine the two "
+                         "partial results.",
+                         enumerate_tensor_split_to_decouple_operators, apply_tensor_split_to_decouple_operators);
 
 }  // namespace steptp::strategy::graph

@@ -11,7 +11,7 @@
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
 #include "strategies/config.hpp"
-#include "strategies/loop/loop.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/loop/loop_util.hpp"
 
 namespace steptp::strategy::loop {
@@ -91,5 +91,10 @@ Applied apply_binding(const ir::Task& t, const Candidate& c) {
   f.legality("tag unbound and launch limits", "structural", true, tag + " extent " + std::to_string(l.extent));
   return finish(t, std::move(after), std::move(f), Exactness::Exact, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(loop_binding, 16, Loop,
+                         "Bind one serial loop that carries no dependence to a GPU thread or "
+                         "block axis, and rename its key everywhere it is used.",
+                         enumerate_binding, apply_binding);
 
 }  // namespace steptp::strategy::loop

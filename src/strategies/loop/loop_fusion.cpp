@@ -11,7 +11,7 @@
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
 #include "strategies/config.hpp"
-#include "strategies/loop/loop.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/loop/loop_util.hpp"
 
 #include "ir/validate.hpp"
@@ -147,5 +147,11 @@ Applied apply_fusion(const ir::Task& t, const Candidate& c) {
                  std::to_string(n.loops[j + 1].extent) + "*" + n.loops[j].var + "+" + n.loops[j + 1].var + ")");
   return finish(t, std::move(m.task), std::move(f), Exactness::Exact);
 }
+
+STEPTP_REGISTER_STRATEGY(loop_fusion, 12, Loop,
+                         "Merge two directly nested loops, whose keys are used only in the "
+                         "combination outer*inner_extent+inner, into one loop over the product "
+                         "extent.",
+                         enumerate_fusion, apply_fusion);
 
 }  // namespace steptp::strategy::loop

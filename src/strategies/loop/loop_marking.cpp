@@ -6,7 +6,7 @@
 #include "strategies/analysis/parallel.hpp"
 #include "strategies/common.hpp"
 #include "strategies/config.hpp"
-#include "strategies/loop/loop.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/loop/loop_util.hpp"
 
 namespace steptp::strategy::loop {
@@ -80,5 +80,12 @@ std::vector<Site> enumerate_vectorization(const ir::Task& t) {
 Applied apply_vectorization(const ir::Task& t, const Candidate& c) {
   return apply_marking(t, c, "loop_vectorization", ir::LoopKind::V);
 }
+
+STEPTP_REGISTER_STRATEGY(loop_parallelization, 14, Loop,
+                         "Mark one serial loop that carries no dependence as parallel.",
+                         enumerate_parallelization, apply_parallelization);
+STEPTP_REGISTER_STRATEGY(loop_vectorization, 15, Loop,
+                         "Mark one short serial loop that carries no dependence as vectorised.",
+                         enumerate_vectorization, apply_vectorization);
 
 }  // namespace steptp::strategy::loop

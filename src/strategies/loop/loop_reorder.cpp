@@ -7,7 +7,7 @@
 #include "strategies/analysis/deps.hpp"
 #include "strategies/analysis/parallel.hpp"
 #include "strategies/common.hpp"
-#include "strategies/loop/loop.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/loop/loop_util.hpp"
 
 namespace steptp::strategy::loop {
@@ -113,5 +113,10 @@ Applied apply_reorder(const ir::Task& t, const Candidate& c) {
     f.legality("reduction order", "isl", true, "a reduction's accumulation order changes (reassociation)");
   return finish(t, std::move(after), std::move(f), v.cls);
 }
+
+STEPTP_REGISTER_STRATEGY(loop_reorder, 9, Loop,
+                         "Swap two loops of one nest header, together with their kinds and "
+                         "extents.",
+                         enumerate_reorder, apply_reorder);
 
 }  // namespace steptp::strategy::loop

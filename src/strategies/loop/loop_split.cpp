@@ -5,7 +5,7 @@
 #include "strategies/analysis/names.hpp"
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
-#include "strategies/loop/loop.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/loop/loop_util.hpp"
 
 namespace steptp::strategy::loop {
@@ -61,5 +61,10 @@ Applied apply_split(const ir::Task& t, const Candidate& c) {
   f.legality("iteration order unchanged", "structural", true, "a split keeps the lexicographic order");
   return finish(t, std::move(after), std::move(f), Exactness::Exact, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(loop_split, 11, Loop,
+                         "Split one loop into an outer and an inner loop whose extents multiply "
+                         "to the original extent.",
+                         enumerate_split, apply_split);
 
 }  // namespace steptp::strategy::loop

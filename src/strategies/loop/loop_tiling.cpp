@@ -14,7 +14,7 @@
 #include "strategies/analysis/parallel.hpp"
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
-#include "strategies/loop/loop.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/loop/loop_util.hpp"
 
 namespace steptp::strategy::loop {
@@ -157,5 +157,10 @@ Applied apply_tiling(const ir::Task& t, const Candidate& c) {
   f.legality("tiled schedule respects dependences", evidence_method, true, evidence);
   return finish(t, std::move(r.task), std::move(f), cls, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(loop_tiling, 10, Loop,
+                         "Tile two adjacent loops: split each into a tile loop and a point loop, "
+                         "and order them tile-x, tile-y, point-x, point-y.",
+                         enumerate_tiling, apply_tiling);
 
 }  // namespace steptp::strategy::loop

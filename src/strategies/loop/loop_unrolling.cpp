@@ -2,7 +2,7 @@
 // parallel and vector loops are never changed. Class E.
 #include "strategies/common.hpp"
 #include "strategies/config.hpp"
-#include "strategies/loop/loop.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/loop/loop_util.hpp"
 
 namespace steptp::strategy::loop {
@@ -43,5 +43,9 @@ Applied apply_unrolling(const ir::Task& t, const Candidate& c) {
   l.kind = ir::LoopKind::U;
   return finish(t, std::move(after), std::move(f), Exactness::Exact);
 }
+
+STEPTP_REGISTER_STRATEGY(loop_unrolling, 13, Loop,
+                         "Mark one serial loop for unrolling.",
+                         enumerate_unrolling, apply_unrolling);
 
 }  // namespace steptp::strategy::loop

@@ -22,7 +22,7 @@
 #include "strategies/analysis/reduction.hpp"
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
-#include "strategies/loop/loop.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/loop/loop_util.hpp"
 
 namespace steptp::strategy::loop {
@@ -47,7 +47,6 @@ std::optional<SiteInfo> site_info(const ir::Program& p, std::uint32_t i) {
   if (s.axes.empty()) return std::nullopt;
   return s;
 }
-
 
 /// Lane counts of the lanes variant for an axis of extent n, ascending.
 std::vector<std::int64_t> lane_counts(std::int64_t n) {
@@ -263,5 +262,11 @@ Applied apply_rfactor(const ir::Task& t, const Candidate& c) {
   for (const auto& l : spatial) elems *= l.extent;
   return finish_rfactor(x, {p1, p2, comb}, std::move(f), names, hh, 2 * elems);
 }
+
+STEPTP_REGISTER_STRATEGY(reduction_factorization, 17, Loop,
+                         "Split one reduction axis into two partial reductions over disjoint "
+                         "ranges, each into its own buffer, and combine the two partials in a "
+                         "final nest (rfactor).",
+                         enumerate_rfactor, apply_rfactor);
 
 }  // namespace steptp::strategy::loop

@@ -27,7 +27,7 @@
 #include "strategies/common.hpp"
 #include "strategies/config.hpp"
 #include "strategies/loop/loop_util.hpp"
-#include "strategies/memory/memory.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::memory {
 namespace {
@@ -270,5 +270,11 @@ Applied apply_cache_read_write(const ir::Task& t, const Candidate& c) {
   f.cost("bytes_added", numel * ir::dtype_bytes(analysis::effective_dtype(t, acc.ref)));
   return finish(t, std::move(b.after), std::move(f), Exactness::Exact, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(cache_read_write, 18, Memory,
+                         "Stage one input through a fresh shared or local buffer that is filled "
+                         "inside the nest before use (cache read), or compute one output into "
+                         "such a buffer and copy it back afterwards (cache write).",
+                         enumerate_cache_read_write, apply_cache_read_write);
 
 }  // namespace steptp::strategy::memory

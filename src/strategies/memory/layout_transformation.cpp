@@ -20,7 +20,7 @@
 #include "strategies/config.hpp"
 #include "strategies/loop/loop_util.hpp"
 #include "strategies/memory/layout_map.hpp"
-#include "strategies/memory/memory.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::memory {
 namespace {
@@ -199,5 +199,10 @@ Applied apply_layout_transformation(const ir::Task& t, const Candidate& c) {
   f.cost("bytes_added", numel * ir::dtype_bytes(analysis::effective_dtype(t, op.ref)));
   return finish(t, std::move(b.after), std::move(f), Exactness::Exact, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(layout_transformation, 19, Memory,
+                         "Give one operand a new memory layout by copying it into a fresh buffer "
+                         "indexed in the new order or shape, and read the copy instead.",
+                         enumerate_layout_transformation, apply_layout_transformation);
 
 }  // namespace steptp::strategy::memory

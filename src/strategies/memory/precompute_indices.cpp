@@ -15,7 +15,7 @@
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
 #include "strategies/config.hpp"
-#include "strategies/memory/memory.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::memory {
 namespace {
@@ -179,5 +179,10 @@ Applied apply_precompute_indices(const ir::Task& t, const Candidate& c) {
   f.cost("bytes_added", numel * 8);
   return finish(t, std::move(after), std::move(f), Exactness::Exact, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(precompute_indices, 22, Memory,
+                         "Precompute one compound index expression into an integer lookup table, "
+                         "and index through the table instead.",
+                         enumerate_precompute_indices, apply_precompute_indices);
 
 }  // namespace steptp::strategy::memory

@@ -13,7 +13,7 @@
 #include "strategies/config.hpp"
 #include "strategies/memory/buffer_sites.hpp"
 #include "strategies/memory/layout_map.hpp"
-#include "strategies/memory/memory.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::memory {
 namespace {
@@ -106,5 +106,10 @@ Applied apply_set_storage_layout(const ir::Task& t, const Candidate& c) {
   f.legality("accesses stay inside the new shape", "structural", true, "interval analysis (LEIR.md §7.2)");
   return finish(t, std::move(after), std::move(f), Exactness::Exact);
 }
+
+STEPTP_REGISTER_STRATEGY(set_storage_layout, 21, Memory,
+                         "Change the layout of one intermediate by applying the same index map to "
+                         "the subscript of every occurrence, without copying.",
+                         enumerate_set_storage_layout, apply_set_storage_layout);
 
 }  // namespace steptp::strategy::memory

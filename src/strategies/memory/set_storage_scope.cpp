@@ -7,7 +7,7 @@
 #include "strategies/analysis/refs.hpp"
 #include "strategies/common.hpp"
 #include "strategies/memory/buffer_sites.hpp"
-#include "strategies/memory/memory.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::memory {
 namespace {
@@ -59,5 +59,10 @@ Applied apply_set_storage_scope(const ir::Task& t, const Candidate& c) {
   f.set("confinement", f.json()["legality"].back());
   return finish(t, std::move(after), std::move(f), Exactness::Exact);
 }
+
+STEPTP_REGISTER_STRATEGY(set_storage_scope, 20, Memory,
+                         "Change the storage scope (global, shared or local) of one intermediate "
+                         "at every occurrence.",
+                         enumerate_set_storage_scope, apply_set_storage_scope);
 
 }  // namespace steptp::strategy::memory

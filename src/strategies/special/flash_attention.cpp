@@ -19,7 +19,7 @@
 #include "strategies/analysis/softmax.hpp"
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
-#include "strategies/special/special.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/special/special_util.hpp"
 
 namespace steptp::strategy::special {
@@ -152,5 +152,11 @@ Applied apply_flash_attention(const ir::Task& t, const Candidate& c) {
   fa.cost("bytes_added", acc_elems * ir::dtype_bytes(acc.dtype));
   return finish(t, std::move(after), std::move(fa), Exactness::Reassoc, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(flashattention_wo_tiling, 42, Special,
+                         "Fuse an online softmax with the matrix product that consumes it: a "
+                         "running, rescaled output accumulator is updated along the softmax axis, "
+                         "and the probability matrix is never materialised.",
+                         enumerate_flash_attention, apply_flash_attention);
 
 }  // namespace steptp::strategy::special

@@ -9,7 +9,7 @@
 #include "ir/printer.hpp"
 #include "strategies/analysis/softmax.hpp"
 #include "strategies/common.hpp"
-#include "strategies/special/special.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/special/special_util.hpp"
 
 namespace steptp::strategy::special {
@@ -81,5 +81,11 @@ Applied apply_online_softmax(const ir::Task& t, const Candidate& c) {
   prefix_cost(fa, t.program.nests[m], f);
   return finish(t, std::move(after), std::move(fa), Exactness::Reassoc, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(online_softmax, 41, Special,
+                         "Compute a softmax with the online normaliser, reading the final running "
+                         "maximum and sum directly in the normalisation step instead of "
+                         "materialising the separate max and sum.",
+                         enumerate_online_softmax, apply_online_softmax);
 
 }  // namespace steptp::strategy::special

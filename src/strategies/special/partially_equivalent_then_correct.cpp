@@ -33,7 +33,7 @@
 #include "strategies/analysis/softmax.hpp"
 #include "strategies/analysis/subst.hpp"
 #include "strategies/common.hpp"
-#include "strategies/special/special.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/special/special_util.hpp"
 
 namespace steptp::strategy::special {
@@ -464,5 +464,11 @@ Applied apply_petc(const ir::Task& t, const Candidate& c) {
   fa.cost("elements_recomputed", wrong);
   return finish(t, std::move(after), std::move(fa), Exactness::PartialCorrected, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(partially_equivalent_then_correct, 35, Special,
+                         "Run two identical zero-padded convolutions as one convolution over the "
+                         "two inputs concatenated along a spatial axis, then recompute exactly "
+                         "the output positions near the seam, where the fused result is wrong.",
+                         enumerate_petc, apply_petc);
 
 }  // namespace steptp::strategy::special

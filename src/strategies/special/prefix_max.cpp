@@ -6,7 +6,7 @@
 #include "ir/printer.hpp"
 #include "strategies/analysis/softmax.hpp"
 #include "strategies/common.hpp"
-#include "strategies/special/special.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/special/special_util.hpp"
 
 namespace steptp::strategy::special {
@@ -60,5 +60,10 @@ Applied apply_prefix_max(const ir::Task& t, const Candidate& c) {
   fa.set("growth_factor", mx->n);
   return finish(t, std::move(after), std::move(fa), Exactness::Exact, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(normal_loop_max_to_prefix_max, 36, Special,
+                         "Turn a max-reduction into a running (prefix) maximum along its "
+                         "reduction axis, followed by a read of the last prefix element.",
+                         enumerate_prefix_max, apply_prefix_max);
 
 }  // namespace steptp::strategy::special

@@ -10,7 +10,7 @@
 #include "ir/printer.hpp"
 #include "strategies/analysis/softmax.hpp"
 #include "strategies/common.hpp"
-#include "strategies/special/special.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/special/special_util.hpp"
 
 namespace steptp::strategy::special {
@@ -65,5 +65,11 @@ Applied apply_prefix_sum_exp(const ir::Task& t, const Candidate& c) {
   prefix_cost(fa, t.program.nests[m], f);
   return finish(t, std::move(after), std::move(fa), Exactness::Reassoc, &names);
 }
+
+STEPTP_REGISTER_STRATEGY(normal_loop_summation_on_exp_to_prefix_summation_on_exp, 40, Special,
+                         "Fuse a max-reduction and the sum of exponentials that follows it into "
+                         "one pass that keeps a running maximum and a running rescaled sum (the "
+                         "online normaliser).",
+                         enumerate_prefix_sum_exp, apply_prefix_sum_exp);
 
 }  // namespace steptp::strategy::special
