@@ -76,7 +76,10 @@ Expr trunc_div(const Expr& a, const Expr& b) {
 
 }  // namespace
 
-void register_elementwise_ops(OpTable& t) {
+namespace {
+
+/// Element-wise ops of one input (and IsNaN/Not).
+void register_unary_ops(OpTable& t) {
   unary(t, "Relu", [](const Node&, const Expr& x, ir::DType dt) { return emax(x, lit(0, dt)); }, false);
   unary(t, "Sigmoid", [](const Node&, const Expr& x, ir::DType) { return sigmoid_of(x); });
   unary(t, "Tanh", [](const Node&, const Expr& x, ir::DType) { return tanh_of(x); });
@@ -143,7 +146,10 @@ void register_elementwise_ops(OpTable& t) {
       ctx.emit1(l, Context::ref(out, ir::DType::Bool, l.sp), r);
     };
   }
+}
 
+/// Element-wise ops of several broadcast inputs, and Where, Clip, Cast, Identity and Dropout.
+void register_nary_ops(OpTable& t) {
   nary(t, "Add", [](const Node&, std::vector<Expr>& x, ir::DType) { return add(x[0], x[1]); });
   nary(t, "Sub", [](const Node&, std::vector<Expr>& x, ir::DType) { return sub(x[0], x[1]); });
   nary(t, "Mul", [](const Node&, std::vector<Expr>& x, ir::DType) { return mul(x[0], x[1]); });
@@ -233,6 +239,13 @@ void register_elementwise_ops(OpTable& t) {
   };
   t["Identity"] = identity;
   t["Dropout"] = identity;
+}
+
+}  // namespace
+
+void register_elementwise_ops(OpTable& t) {
+  register_unary_ops(t);
+  register_nary_ops(t);
 }
 
 }  // namespace steptp::frontend::onnx_detail
