@@ -1,4 +1,4 @@
-// Coverage probes (RunOptions::coverage) and the guided draws of the equivalence check (interp/guided.hpp).
+// Coverage probes (RunOptions::coverage) and the guided draws of the equivalence check (equiv/guided.hpp).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -7,21 +7,23 @@
 #include <tuple>
 #include <nlohmann/json.hpp>
 
-#include "interp/cli_checker.hpp"
-#include "interp/equivalence.hpp"
-#include "interp/guided.hpp"
+#include "equiv/options.hpp"
+#include "equiv/equivalence.hpp"
+#include "equiv/guided.hpp"
 #include "ir/task.hpp"
-#include "interp_helpers.hpp"
+#include "interp/interp_helpers.hpp"
 
-namespace steptp::interp {
+namespace steptp::equiv {
 namespace {
-using namespace testing;
+using namespace interp::testing;
+using interp::Coverage;
+using interp::RunOptions;
 using ir::DType;
 
 /// The further draws of `steptp equiv`'s defaults, with `guided` guided draws.
-EquivOptions guided_cli_options(std::uint32_t guided) {
-  EquivOptions o = cli_checker_options();
-  o.guided_inputs_if_cheap = guided;
+Options guided_cli_options(std::uint32_t guided) {
+  Options o = cli_options();
+  o.guided.draws = guided;
   return o;
 }
 
@@ -251,19 +253,19 @@ TEST(Guided, GuidedDrawsReachAConjunctionOfExactValues) {
       "B^{2}_{tx=0}[C^{f32,g}_{tx}=if_then_else(A^{f32,g}_{0}==3.0&A^{f32,g}_{1}==5.0&A^{f32,g}_{2}==7.0,1.0,0.0);];",
       k);
   auto m = make_task("B^{2}_{tx=0}[C^{f32,g}_{tx}=0.0;];", k);
-  EquivOptions cli = guided_cli_options(0);
-  const EquivResult without = check_equivalence(t, m, cli);
+  Options cli = guided_cli_options(0);
+  const Result without = check_equivalence(t, m, cli);
   EXPECT_TRUE(without.equivalent) << without.message;
   EXPECT_EQ(without.guided_inputs, 0u);
-  cli.guided_inputs_if_cheap = kCheapGuidedInputs;
-  const EquivResult r = check_equivalence(t, m, cli);
+  cli.guided.draws = kCheapGuidedInputs;
+  const Result r = check_equivalence(t, m, cli);
   ASSERT_FALSE(r.equivalent) << r.message;
   EXPECT_TRUE(r.code == "E504" || r.code == "E505") << r.message;
   EXPECT_NE(r.message.find("guided draw "), std::string::npos) << r.message;
   EXPECT_GT(r.guided_kept, 2u);
   EXPECT_LE(r.guided_inputs, kCheapGuidedInputs);
   // Equivalent programs stay equivalent; the verdict counts the guided draws.
-  const EquivResult self = check_equivalence(t, t, cli);
+  const Result self = check_equivalence(t, t, cli);
   EXPECT_TRUE(self.equivalent) << self.message;
   EXPECT_GT(self.guided_inputs, 0u);
   EXPECT_NE(self.message.find(std::to_string(self.guided_inputs) + " guided draw(s), "), std::string::npos)
@@ -282,7 +284,7 @@ TEST(Guided, NoGuidedDrawOnAProgramOverTheBudget) {
   const std::vector<ir::KnownBuffer> k{in("A", {512, 1024}), in("C", {512, 1024}), out("D", {512, 1024})};
   auto t = make_task("L^{512}_{a=0}L^{1024}_{c=0}[D^{f32,g}_{a,c}=exp(A^{f32,g}_{a,c}-C^{f32,g}_{a,c});];", k);
   auto m = make_task("L^{512}_{a=0}L^{1024}_{c=0}[D^{f32,g}_{a,c}=exp(A^{f32,g}_{a,c})*exp(0.0-C^{f32,g}_{a,c});];", k);
-  const EquivResult r = check_equivalence(t, m, guided_cli_options(kCheapGuidedInputs));
+  const Result r = check_equivalence(t, m, guided_cli_options(kCheapGuidedInputs));
   EXPECT_TRUE(r.equivalent) << r.message;
   EXPECT_EQ(r.guided_inputs, 0u);
   EXPECT_EQ(r.message.find("guided"), std::string::npos) << r.message;
@@ -291,7 +293,7 @@ TEST(Guided, NoGuidedDrawOnAProgramOverTheBudget) {
   const std::vector<ir::KnownBuffer> small{in("A", {64}), in("C", {64}), out("D", {64})};
   auto ts = make_task("L^{64}_{a=0}[D^{f32,g}_{a}=exp(A^{f32,g}_{a}-C^{f32,g}_{a});];", small);
   auto ms = make_task("L^{64}_{a=0}[D^{f32,g}_{a}=exp(A^{f32,g}_{a})*exp(0.0-C^{f32,g}_{a});];", small);
-  const EquivResult rs = check_equivalence(ts, ms, guided_cli_options(kCheapGuidedInputs));
+  const Result rs = check_equivalence(ts, ms, guided_cli_options(kCheapGuidedInputs));
   EXPECT_TRUE(rs.equivalent) << rs.message;
   EXPECT_GT(rs.guided_inputs, 0u);
 }
@@ -308,8 +310,8 @@ TEST(Guided, RoundingDifferencesOfClassRRewritesAreNotReported) {
     std::ifstream f(e.path());
     const auto j = nlohmann::json::parse(f);
     const ir::Task t = ir::parse_task(j.at("original").dump()), c = ir::parse_task(j.at("candidate").dump());
-    const EquivOptions cli = guided_cli_options(kCheapGuidedInputs);
-    const EquivResult r = check_equivalence(t, c, cli);
+    const Options cli = guided_cli_options(kCheapGuidedInputs);
+    const Result r = check_equivalence(t, c, cli);
     EXPECT_TRUE(r.equivalent) << r.message;
     EXPECT_GT(r.guided_inputs, 100u);
     ++n;
@@ -318,4 +320,4 @@ TEST(Guided, RoundingDifferencesOfClassRRewritesAreNotReported) {
 }
 
 }  // namespace
-}  // namespace steptp::interp
+}  // namespace steptp::equiv
