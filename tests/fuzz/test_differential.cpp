@@ -216,7 +216,7 @@ TEST(FuzzMinimize, ShrinksToTheStatementsThePredicateNeeds) {
   EXPECT_GT(r.accepted, 0);
 }
 
-// Check "checker" on tests/interp/checker_false_rejections/expand_collect_100352.json: an expand_collect (1.1*G
+// Check "checker" on tests/equiv/checker_false_rejections/expand_collect_100352.json: an expand_collect (1.1*G
 // against (0.1+1)*G, class R) whose bool output flips where a guided draw copied the compared value exactly. The
 // checker's tie check accepts it; without the tie check, on the generator's program of seed 100352 (that file holds
 // its minimised form), the check finds the false rejection, and the minimiser shrinks the program while some

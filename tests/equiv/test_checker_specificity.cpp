@@ -44,7 +44,7 @@ std::vector<std::pair<double, double>> typed_pairs(const ir::Task& t, const ir::
   return v;
 }
 
-/// Every candidate in tests/interp/checker_false_rejections/ (a strategy candidate of a fuzzer program, class R or
+/// Every candidate in tests/equiv/checker_false_rejections/ (a strategy candidate of a fuzzer program, class R or
 /// D, that passed the dataset's check and that the checker at 2d2f021 rejected: typed rounding of an additive
 /// split, an f16 store that overflowed, an exp split overflowing f64 on an S draw, a sum that cancels to 1e-17 in
 /// one order and to 0 in the other, an output made constant by f16 rounding, a bool that an f32 underflow flipped;
@@ -54,7 +54,7 @@ std::vector<std::pair<double, double>> typed_pairs(const ir::Task& t, const ir::
 // Slow (about a minute under ASan): runs in `make unit` only; the rules' own tests below run under ASan too.
 TEST(CheckerSpecificitySlow, AcceptsTheLegitimateStepsItOnceRejected) {
   const std::filesystem::path dir =
-      std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "interp" / "checker_false_rejections";
+      std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "equiv" / "checker_false_rejections";
   int n = 0, still = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     SCOPED_TRACE(e.path().filename().string());
@@ -82,7 +82,7 @@ TEST(CheckerSpecificitySlow, AcceptsTheLegitimateStepsItOnceRejected) {
 // shifted by 1e-6), which no random draw of these seeds meets, is still found by a guided draw: the band starts at
 // the copied value, and one of the two moved copies lies inside it.
 TEST(CheckerSpecificity, AGuidedDrawsRoundingTieIsNotADifferenceButANarrowBandIs) {
-  std::ifstream f(std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "interp" / "checker_false_rejections" /
+  std::ifstream f(std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "equiv" / "checker_false_rejections" /
                   "expand_collect_100352.json");
   const auto j = nlohmann::json::parse(f);
   const ir::Task t = ir::parse_task(j.at("original").dump()), c = ir::parse_task(j.at("candidate").dump());

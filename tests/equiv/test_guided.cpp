@@ -303,7 +303,7 @@ TEST(Guided, NoGuidedDrawOnAProgramOverTheBudget) {
 // had found inputs where the rewrite's extra additions cancel (a 3.6e-12 difference on an f64 value of 2e-5, an
 // f16 partial sum rounding to 0). They are equivalent by construction; the checker with guided draws accepts them.
 TEST(Guided, RoundingDifferencesOfClassRRewritesAreNotReported) {
-  const std::filesystem::path dir = std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "interp" / "guided_rounding";
+  const std::filesystem::path dir = std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "equiv" / "guided_rounding";
   int n = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     SCOPED_TRACE(e.path().string());
