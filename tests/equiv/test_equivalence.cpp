@@ -11,7 +11,6 @@
 namespace steptp::equiv {
 namespace {
 using namespace interp::testing;
-using interp::Coverage;
 using interp::RunOptions;
 using ir::DType;
 

@@ -9,7 +9,6 @@
 namespace steptp::equiv {
 namespace {
 using namespace interp::testing;
-using interp::Coverage;
 using interp::RunOptions;
 
 TEST(RoundingAllowance, HandComputed) {
