@@ -6,7 +6,7 @@
 //    both tasks compiled and run); goal <= 5 ms.
 #include <benchmark/benchmark.h>
 
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/parser.hpp"
 
@@ -35,7 +35,7 @@ void BM_Matmul256(benchmark::State& st) {
       {kb("A", ir::Role::Input, {256, 256}), kb("C", ir::Role::Input, {256, 256}),
        kb("D", ir::Role::Output, {256, 256})});
   interp::Interpreter in(t);
-  const auto inputs = interp::make_inputs(in, 0, interp::Distribution::Normal);
+  const auto inputs = equiv::make_inputs(in, 0, equiv::Distribution::Normal);
   const bool typed = st.range(0) != 0;
   interp::RunOptions ro;
   ro.typed = typed;
@@ -56,7 +56,7 @@ void BM_GuardedCumsum(benchmark::State& st) {
                       "if_then_else(c<=a,A^{f32,g}_{tx,c},0);];",
                       {kb("A", ir::Role::Input, {64, 512}), kb("D", ir::Role::Output, {64, 512})});
   interp::Interpreter in(t);
-  const auto inputs = interp::make_inputs(in, 0, interp::Distribution::Normal);
+  const auto inputs = equiv::make_inputs(in, 0, equiv::Distribution::Normal);
   interp::RunOptions ro;
   ro.batched = st.range(0) != 0;
   for (auto _ : st) benchmark::DoNotOptimize(in.run(inputs, ro));
@@ -79,7 +79,7 @@ void BM_EquivSoftmax64(benchmark::State& st) {
   const std::vector<ir::KnownBuffer> k{kb("A", ir::Role::Input, {64, 64}), kb("D", ir::Role::Output, {64, 64})};
   const auto a = task(kSoftmax, k), b = task(kSoftmaxSplit, k);
   for (auto _ : st) {
-    auto r = interp::check_equivalence(a, b);
+    auto r = equiv::check_equivalence(a, b);
     if (!r.equivalent) st.SkipWithError(r.message.c_str());
     benchmark::DoNotOptimize(r);
   }

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "frontend/workloads.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
 #include "lower/lower.hpp"
@@ -176,10 +176,10 @@ void BM_SmallShapesVerified(benchmark::State& state) {
       for (std::size_t i : st::sample_indices(c.size(), 3, ti)) {
         auto a = s.apply(t, c[i]);
         benchmark::DoNotOptimize(steptp::lower::lower_c(a.task).size());
-        steptp::interp::EquivOptions eo;
+        steptp::equiv::Options eo;
         eo.seeds = {0};
         eo.exact = a.cls == st::Exactness::Exact;
-        if (steptp::interp::check_equivalence(t, a.task, eo).equivalent) ++verified; else ++failed;
+        if (steptp::equiv::check_equivalence(t, a.task, eo).equivalent) ++verified; else ++failed;
       }
     }
   state.SetItemsProcessed(verified);

@@ -19,6 +19,7 @@
 #include <algorithm>
 
 #include "dataset/units.hpp"
+#include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
 #include "lower/lower.hpp"
 #include "runtime/compile.hpp"
@@ -43,7 +44,7 @@ struct Row {
 Row run(const ir::Task& t, double min_ms, bool anchor, int trials) {
   const std::string so = runtime::compile_c(lower::lower_c(t)).so_path;
   const auto bufs = runtime::kernel_buffers(t);
-  const auto in = interp::make_inputs(t, 0, interp::Distribution::Normal);
+  const auto in = equiv::make_inputs(t, 0, equiv::Distribution::Normal);
   std::vector<double> errs, iqrs, times, roots;
   int noisy = 0;
   for (int k = 0; k < trials; ++k) {

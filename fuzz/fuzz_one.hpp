@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
 
 #include "ir/parser.hpp"
@@ -91,7 +92,7 @@ inline int fuzz_one(const std::uint8_t* data, std::size_t size) {
       interp::Interpreter in(*t);
       interp::RunOptions ro;
       ro.max_steps = 100'000;
-      (void)in.run(interp::make_inputs(in, 0, interp::Distribution::Normal), ro);
+      (void)in.run(equiv::make_inputs(in, 0, equiv::Distribution::Normal), ro);
     } catch (const ir::LeirError&) {
     } catch (const std::invalid_argument&) {  // inferred inputs whose shape the analysis could not fix
     }

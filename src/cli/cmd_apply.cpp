@@ -4,7 +4,7 @@
 // re-check fails: StrategyError S001 stale site, S002 bad parameters) exits 2 with the code on one line.
 // Enumerates the candidates of one strategy on a task (STRATEGIES.md §5) and writes one JSON object per line:
 //   {"task": <after-task object>, "strategy", "candidate": id, "params": {..}, "class": "E|R|D|P",
-//    "facts": {..}, "equivalence": <interp::EquivResult JSON, with --verify>}
+//    "facts": {..}, "equivalence": <equiv::Result JSON, with --verify>}
 // Default is --all. --max K draws K candidates with std::mt19937_64{S} (strategy::sample_candidates).
 // Exit codes: 0 ok; 1 a candidate failed to apply or (with --verify) was not equivalent; 2 bad input (unreadable
 // or invalid task: the validator's error; unknown strategy: S004).
@@ -20,8 +20,8 @@
 #include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
 #include "core/text.hpp"
-#include "interp/cli_checker.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/options.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
 #include "strategies/config.hpp"
@@ -99,11 +99,11 @@ int run_apply(const ApplyOpts& o) {
       rec["class"] = std::string(1, strategy::exactness_letter(a.cls));
       rec["facts"] = a.facts;
       if (o.verify) {
-        interp::EquivOptions eo = interp::cli_checker_options();
+        equiv::Options eo = equiv::cli_options();
         eo.exact = a.cls == strategy::Exactness::Exact;
         eo.max_steps = o.budget.max_steps;
         eo.fixed = fixed;
-        auto r = interp::check_equivalence(t, a.task, eo);
+        auto r = equiv::check_equivalence(t, a.task, eo);
         rec["equivalence"] = nlohmann::json::parse(r.to_json());
         if (!r.equivalent) ++failures;
       }

@@ -10,7 +10,7 @@
 #include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
 #include "ir/limits.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/diag.hpp"
 #include "ir/task.hpp"
 
@@ -19,14 +19,12 @@ namespace {
 
 struct EquivArgs {
   std::string a, b;
-  std::vector<std::uint64_t> seeds;
-  std::uint32_t extra_seeds = interp::kAdaptiveExtraSeeds;
-  std::uint32_t cheap_seeds = interp::kCheapExtraSeeds;
-  std::uint32_t boundary_pairs = interp::kCheapBoundaryPairs;
-  std::uint32_t guided_draws = interp::kCheapGuidedInputs;
+  std::vector<std::uint64_t> seeds;  // empty: Options' default seeds
   std::string dists = "NUWK";
-  bool typed = false, exact = false, json = false;
-  double rtol_scale = 1.0;
+  bool json = false;
+  /// The check's options: the CLI's further draws (equiv::cli_options()), set by the options below; seeds,
+  /// distributions, stored weights, the step budget and progress are filled in by equiv_cmd.
+  equiv::Options opt = equiv::cli_options();
   WorkBudget budget;
   TaskParams params;
 };
@@ -49,7 +47,7 @@ int equiv_cmd(const EquivArgs& x) {
       return fail_in(*path, e);
     }
   }
-  interp::EquivOptions opt;
+  equiv::Options opt = x.opt;
   try {
     opt.fixed = x.params.load(x.a, a);  // the original's stored weights (both tasks share the known signature)
     if (opt.fixed)
@@ -59,12 +57,8 @@ int equiv_cmd(const EquivArgs& x) {
     return fail_exception(e);
   }
   if (!x.seeds.empty()) opt.seeds = x.seeds;
-  opt.extra_seeds_if_insensitive = x.extra_seeds;
-  opt.extra_seeds_if_cheap = x.cheap_seeds;
-  opt.boundary_pairs_if_cheap = x.boundary_pairs;
-  opt.guided_inputs_if_cheap = x.guided_draws;
   try {
-    opt.dists = interp::parse_distributions(x.dists);
+    opt.dists = equiv::parse_distributions(x.dists);
   } catch (const std::invalid_argument& e) {
     return usage_error("equiv", std::string("--dists: ") + e.what());
   }
@@ -72,10 +66,7 @@ int equiv_cmd(const EquivArgs& x) {
   const std::uint64_t total = opt.dists.size() * opt.seeds.size() *
                               (ir::statement_executions(a.program) + ir::statement_executions(b.program));
   opt.progress = make_progress("equiv", total, opt.progress_every);
-  opt.typed = x.typed;
-  opt.exact = x.exact;
-  opt.rtol_scale = x.rtol_scale;
-  const interp::EquivResult r = interp::check_equivalence(a, b, opt);
+  const equiv::Result r = equiv::check_equivalence(a, b, opt);
   if (x.json) {
     std::cout << r.to_json() << "\n";
   } else if (r.equivalent) {
@@ -99,22 +90,22 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
   sub->add_option("--seeds", args->seeds,
                   "input seeds, each drawn from every --dists distribution (default 0 1 2); the adaptive and "
                   "cheap-check draws add further seeds, counted in the verdict (\"equivalent on 72 seed(s)\")");
-  sub->add_option("--extra-seeds", args->extra_seeds,
+  sub->add_option("--extra-seeds", args->opt.adaptive.extra_seeds,
                   "adaptive draws: up to N further seeds when every draw passed but an output element of the original "
                   "took fewer than 3 distinct values (a saturated comparison or clamp, a bool output), each drawn from "
                   "every --dists distribution plus S; 0: off")
       ->capture_default_str();
-  sub->add_option("--cheap-seeds", args->cheap_seeds,
+  sub->add_option("--cheap-seeds", args->opt.cheap.extra_seeds,
                   "cheap checks: up to N further seeds, each drawn from every --dists distribution plus S, untyped "
                   "and typed, within 2^20 statement executions (a small program gets them all, a real workload "
                   "none); 0: off")
       ->capture_default_str();
-  sub->add_option("--boundary-pairs", args->boundary_pairs,
+  sub->add_option("--boundary-pairs", args->opt.boundary.pairs,
                   "boundary draws: up to N pairs of further draws (alternately untyped and typed); where an output "
                   "element flips between the two, the flip point is bisected and both programs are compared on "
                   "either side of it, within 2^20 statement executions; 0: off")
       ->capture_default_str();
-  sub->add_option("--guided-draws", args->guided_draws,
+  sub->add_option("--guided-draws", args->opt.guided.draws,
                   "guided draws: up to N mutated draws (alternately untyped and typed), run with coverage probes on "
                   "both programs and kept when they reach a value class or hit count no earlier draw reached, as a "
                   "greybox fuzzer does, within 2^20 statement executions; 0: off")
@@ -124,12 +115,12 @@ const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
                   "log-uniform magnitudes 2^-4..2^6, integers in [-16,16]), K (the programs' literals, nudged), "
                   "S (skewed: per buffer all <= 0, all >= 0, zero-heavy, ... at one of four scales)")
       ->capture_default_str();
-  sub->add_flag("--typed", args->typed,
+  sub->add_flag("--typed", args->opt.typed,
                 "run every draw in exact §8.2 precision (with the rounding allowance of LEIR.md §11 step 4b); by "
                 "default the --seeds and adaptive draws run in f64, and the cheap-check, boundary and guided draws "
                 "both in f64 and typed");
-  sub->add_flag("--exact", args->exact, "require bit-identical outputs");
-  sub->add_option("--rtol-scale", args->rtol_scale, "multiply the per-dtype tolerances");
+  sub->add_flag("--exact", args->opt.exact, "require bit-identical outputs");
+  sub->add_option("--rtol-scale", args->opt.rtol_scale, "multiply the per-dtype tolerances");
   sub->add_flag("--json", args->json, "print the full result as JSON");
   args->budget.add_options(sub);
   args->params.add_options(sub);

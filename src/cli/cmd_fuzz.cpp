@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "equiv/inputs.hpp"
 #include "fuzz/differential.hpp"
 #include "ir/task.hpp"
 
@@ -23,6 +24,7 @@ struct FuzzArgs {
   double progress_every = 10.0;
   std::string replay;
   std::string checker_dists = "NUWK";
+  int checker_seeds = 3;  // the checker under test draws seeds 0..checker_seeds-1
 };
 
 /// --replay DIR: re-runs the check named in every regression file of DIR; one line per file.
@@ -52,19 +54,21 @@ int replay_cmd(const FuzzArgs& a) {
 }
 
 int fuzz_cmd(FuzzArgs& a) {
+  a.opt.checker.seeds.clear();
+  for (int s = 0; s < a.checker_seeds; ++s) a.opt.checker.seeds.push_back(std::uint64_t(s));
   if (!a.replay.empty()) return replay_cmd(a);
   if (a.run.programs <= 0 && a.run.time_limit <= 0)
     return usage_error("fuzz", "give --programs N or --time-limit SECONDS (or both)");
   if (a.no_lower) a.opt.lower_every = 0;
   a.opt.mutants = !a.no_mutants;
   try {
-    a.opt.checker_dists = interp::parse_distributions(a.checker_dists);
+    a.opt.checker.dists = equiv::parse_distributions(a.checker_dists);
   } catch (const std::invalid_argument& e) {
     return usage_error("fuzz", std::string("--checker-dists: ") + e.what());
   }
   a.opt.minimize = !a.no_minimize;
-  a.opt.checker_skewed = !a.no_skewed;
-  a.opt.checker_tie_check = !a.no_tie_check;
+  a.opt.checker.skewed_further_draws = !a.no_skewed;
+  a.opt.checker.guided.tie_check = !a.no_tie_check;
   a.opt.regressions_dir = (std::filesystem::path(a.out) / "regressions").string();
   try {
     std::filesystem::create_directories(a.out);
@@ -84,12 +88,12 @@ int fuzz_cmd(FuzzArgs& a) {
   nlohmann::json j = r.figures.to_json();
   j["seed"] = a.run.seed;
   j["lower_every"] = a.opt.lower_every;
-  j["checker"] = {{"seeds", a.opt.checker_seeds}, {"dists", a.checker_dists},
-                  {"extra_seeds", a.opt.checker_extra_seeds}, {"cheap_seeds", a.opt.checker_cheap_seeds},
-                  {"skewed_further_draws", a.opt.checker_skewed},
-                  {"guided_tie_check", a.opt.checker_tie_check},
-                  {"boundary_pairs", a.opt.checker_boundary_pairs},
-                  {"guided_draws", a.opt.checker_guided_inputs},
+  j["checker"] = {{"seeds", a.checker_seeds}, {"dists", a.checker_dists},
+                  {"extra_seeds", a.opt.checker.adaptive.extra_seeds}, {"cheap_seeds", a.opt.checker.cheap.extra_seeds},
+                  {"skewed_further_draws", a.opt.checker.skewed_further_draws},
+                  {"guided_tie_check", a.opt.checker.guided.tie_check},
+                  {"boundary_pairs", a.opt.checker.boundary.pairs},
+                  {"guided_draws", a.opt.checker.guided.draws},
                   {"second_method",
                    "seeds 1000.." + std::to_string(999 + a.opt.judge_seeds) + " x NUWKS, untyped and typed, " +
                        std::to_string(fuzz::kJudgeBoundaryPairs) + " boundary pairs and " +
@@ -157,26 +161,26 @@ const CommandRegistrar reg("48-fuzz", [](CLI::App& app) -> RunFn {
                   "rejection, minimised into DIR/checker_false_rejections/; it makes the exit status 1); 0: off")
       ->default_val(2)
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--checker-seeds", a->opt.checker_seeds,
+  sub->add_option("--checker-seeds", a->checker_seeds,
                   "mutation check: seeds 0..N-1 of the equivalence checker under test")
       ->default_val(3)
       ->check(CLI::Range(1, 1000000));
-  sub->add_option("--checker-extra-seeds", a->opt.checker_extra_seeds,
+  sub->add_option("--checker-extra-seeds", a->opt.checker.adaptive.extra_seeds,
                   "mutation check: the checker's adaptive draws, further seeds when an output element of the original "
                   "took < 3 distinct values (0: off)")
       ->capture_default_str();
-  sub->add_option("--checker-cheap-seeds", a->opt.checker_cheap_seeds,
+  sub->add_option("--checker-cheap-seeds", a->opt.checker.cheap.extra_seeds,
                   "mutation check: the checker's cheap-check draws, further seeds (untyped and typed) within 2^20 "
                   "statement executions (0: off)")
       ->capture_default_str();
   sub->add_option("--checker-dists", a->checker_dists,
                   "mutation check: the checker's input distributions as letters (N, U, W, K, S; LEIR.md §11)")
       ->capture_default_str();
-  sub->add_option("--checker-boundary-pairs", a->opt.checker_boundary_pairs,
+  sub->add_option("--checker-boundary-pairs", a->opt.checker.boundary.pairs,
                   "mutation check: the checker's boundary draws, pairs of further draws whose outputs' change points "
                   "are bisected and compared on both sides, within 2^20 statement executions (0: off)")
       ->capture_default_str();
-  sub->add_option("--checker-guided-draws", a->opt.checker_guided_inputs,
+  sub->add_option("--checker-guided-draws", a->opt.checker.guided.draws,
                   "mutation check: the checker's guided draws, mutated draws kept when they reach new coverage of "
                   "either program, within 2^20 statement executions (0: off)")
       ->capture_default_str();

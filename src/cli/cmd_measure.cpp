@@ -14,6 +14,7 @@
 #include "cli/command.hpp"
 #include "cli/work_budget.hpp"
 #include "core/text.hpp"
+#include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/diag.hpp"
 #include "ir/limits.hpp"
@@ -40,7 +41,7 @@ std::string interpreter_error(const ir::Task& t, const std::string& file, std::u
     interp::Interpreter in(t);
     interp::RunOptions ro;
     ro.max_steps = max_steps;
-    (void)in.run(interp::make_inputs(t, seed, interp::Distribution::Normal), ro);
+    (void)in.run(equiv::make_inputs(t, seed, equiv::Distribution::Normal), ro);
   } catch (const ir::LeirError& e) {
     return "interpreter: " + e.diag().headline();
   }

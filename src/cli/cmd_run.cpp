@@ -12,6 +12,7 @@
 #include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
 #include "core/text.hpp"
+#include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/diag.hpp"
 #include "ir/limits.hpp"
@@ -41,9 +42,9 @@ std::string shape_text(const std::vector<std::int64_t>& s) {
 }
 
 int run_cmd(const RunArgs& a) {
-  std::vector<interp::Distribution> dists;
+  std::vector<equiv::Distribution> dists;
   try {
-    dists = interp::parse_distributions(a.dist);
+    dists = equiv::parse_distributions(a.dist);
   } catch (const std::invalid_argument&) {
     // not a distribution letter: the one-line error below
   }
@@ -69,10 +70,10 @@ int run_cmd(const RunArgs& a) {
   }
   try {
     interp::Interpreter in(task);
-    const interp::Distribution dist = dists.front();
-    interp::TensorMap inputs = interp::make_inputs(in, a.seed, dist);
+    const equiv::Distribution dist = dists.front();
+    interp::TensorMap inputs = equiv::make_inputs(in, a.seed, dist);
     if (fixed) {
-      interp::apply_fixed_inputs(inputs, *fixed);
+      equiv::apply_fixed_inputs(inputs, *fixed);
       std::cerr << "run: " << fixed->size() << " buffer(s) hold their stored values (--no-params draws them)\n";
     }
     interp::RunOptions ro;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "equiv/inputs.hpp"
 #include "frontend/params_sidecar.hpp"
 
 namespace steptp::cli {
@@ -26,7 +27,7 @@ std::shared_ptr<const interp::TensorMap> TaskParams::load(const std::string& tas
   }
   auto values = std::make_shared<interp::TensorMap>(frontend::read_params_sidecar(path));
   try {
-    interp::check_fixed_inputs(task, *values);
+    equiv::check_fixed_inputs(task, *values);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(path + ": " + e.what());
   }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 
@@ -21,7 +22,7 @@ struct TaskParams {
   /// The values for `task` read from `task_path`: --params FILE, else frontend::params_sidecar_path(task_path) when
   /// that file exists, else none (null). Throws std::runtime_error naming the file when it is unreadable or
   /// corrupt, and std::invalid_argument ("FILE: params: NAME: ...") when a stored tensor does not fit the task
-  /// (interp::check_fixed_inputs). Warns on stderr when some param/constant buffers of the task have no stored
+  /// (equiv::check_fixed_inputs). Warns on stderr when some param/constant buffers of the task have no stored
   /// value (they are drawn). Any non-output buffer may be given values, inputs included.
   std::shared_ptr<const interp::TensorMap> load(const std::string& task_path, const ir::Task& task) const;
 };

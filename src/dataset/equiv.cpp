@@ -5,15 +5,15 @@
 #include <cstring>
 
 #include "core/hash.hpp"
-#include "interp/compare.hpp"
+#include "equiv/compare.hpp"
 #include "ir/diag.hpp"
 #include "ir/limits.hpp"
 #include "runtime/measure.hpp"
 
 namespace steptp::dataset {
 
-// DATASET.md §2.5 uses the per-dtype table of LEIR.md §11; one definition lives in interp/compare.hpp.
-std::pair<double, double> dataset_tolerance(ir::DType t) { return interp::element_tolerance(t); }
+// DATASET.md §2.5 uses the per-dtype table of LEIR.md §11; one definition lives in equiv/compare.hpp.
+std::pair<double, double> dataset_tolerance(ir::DType t) { return equiv::element_tolerance(t); }
 
 std::int64_t statement_instances(const ir::Task& t) {
   const std::uint64_t n = ir::statement_executions(t.program);  // saturating: hostile extents cannot overflow
@@ -23,10 +23,10 @@ std::int64_t statement_instances(const ir::Task& t) {
 namespace {
 
 /// The evidence's name of a draw's distribution: S5's "normal" and "uniform01", else the LEIR.md §11 letter.
-std::string draw_name(interp::Distribution d) {
-  if (d == interp::Distribution::Normal) return "normal";
-  if (d == interp::Distribution::Uniform) return "uniform01";
-  return interp::distribution_name(d);
+std::string draw_name(equiv::Distribution d) {
+  if (d == equiv::Distribution::Normal) return "normal";
+  if (d == equiv::Distribution::Uniform) return "uniform01";
+  return equiv::distribution_name(d);
 }
 
 interp::TensorMap run_one(const ir::Task& t, const interp::TensorMap& in, bool use_interp, const interp::Interpreter* ip) {
@@ -40,7 +40,7 @@ Reference make_reference(const ir::Task& t, const std::string& tk, const EquivCo
                          const interp::TensorMap* fixed) {
   Reference r;
   if (fixed) {
-    interp::check_fixed_inputs(t, *fixed);
+    equiv::check_fixed_inputs(t, *fixed);
     r.stored_weights = fixed->size();
   }
   r.interpreter = statement_instances(t) <= cfg.interp_max_ops;
@@ -50,12 +50,12 @@ Reference make_reference(const ir::Task& t, const std::string& tk, const EquivCo
   for (int d = 0; d < count; ++d) {
     std::uint64_t seed = derive(cfg.master_seed, cfg.stream, {tk, std::to_string(d)});
     auto dist = !cfg.dists.empty()  ? cfg.dists[static_cast<std::size_t>(d)]
-                : d < cfg.draws     ? interp::Distribution::Normal
-                                    : interp::Distribution::Uniform;
+                : d < cfg.draws     ? equiv::Distribution::Normal
+                                    : equiv::Distribution::Uniform;
     r.seeds.push_back(seed);
     r.dists.push_back(dist);
-    r.inputs.push_back(interp::make_inputs(t, seed, dist));
-    if (fixed) interp::apply_fixed_inputs(r.inputs.back(), *fixed);
+    r.inputs.push_back(equiv::make_inputs(t, seed, dist));
+    if (fixed) equiv::apply_fixed_inputs(r.inputs.back(), *fixed);
     r.outputs.push_back(run_one(t, r.inputs.back(), r.interpreter, ip.get()));
   }
   return r;

@@ -1,5 +1,5 @@
 // S5 numeric equivalence (DATASET.md §2.5) on the pipeline's draws: draws 0..K-1 standard normal, draw K uniform on
-// [0,1); draw d's inputs come from interp::make_inputs(task, derive(master, stream, task_key, d), dist) with
+// [0,1); draw d's inputs come from equiv::make_inputs(task, derive(master, stream, task_key, d), dist) with
 // stream "equiv" in generate and "eval-equiv" / "search-equiv" / "recheck" in eval and search.
 // Programs with at most interp_max_ops statement instances run in the reference interpreter; larger ones run their
 // compiled C lowering in a sandboxed child (runtime::run_compiled).
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/json_text.hpp"
+#include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 
@@ -25,13 +26,13 @@ struct EquivConfig {
   /// Empty: S5's draws (`draws` standard normal, then one uniform). Otherwise one draw per entry, drawn from that
   /// LEIR.md §11 distribution (the strict stage's wide and literal-directed draws, dataset/strict_equiv.hpp);
   /// `draws` is then ignored.
-  std::vector<interp::Distribution> dists;
+  std::vector<equiv::Distribution> dists;
 };
 
 /// Outputs of a reference program on every draw.
 struct Reference {
   std::vector<std::uint64_t> seeds;
-  std::vector<interp::Distribution> dists;
+  std::vector<equiv::Distribution> dists;
   std::vector<interp::TensorMap> inputs, outputs;
   bool interpreter = true;
   std::size_t stored_weights = 0;  // known buffers that kept given values (make_reference's `fixed`) in every draw
@@ -41,7 +42,7 @@ struct Reference {
 std::int64_t statement_instances(const ir::Task& t);
 
 /// Runs `t` on the draws of `task_key`. `fixed`: values of known buffers that are not drawn (a model's weights,
-/// interp::check_fixed_inputs), the same in every draw; candidates checked against the reference run on its inputs,
+/// equiv::check_fixed_inputs), the same in every draw; candidates checked against the reference run on its inputs,
 /// so they see them too. Throws (LeirError / std::runtime_error, std::invalid_argument for a misfit `fixed`) when
 /// it cannot run.
 Reference make_reference(const ir::Task& t, const std::string& task_key, const EquivConfig& cfg,

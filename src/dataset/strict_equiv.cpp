@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/hash.hpp"
-#include "interp/cli_checker.hpp"
+#include "equiv/equivalence.hpp"
 
 namespace steptp::dataset {
 
@@ -17,21 +17,20 @@ ojson StrictOutcome::to_json() const {
 EquivConfig strict_draws(const EquivConfig& s5) {
   EquivConfig c = s5;
   c.stream = s5.stream + "-strict";
-  c.dists = {interp::Distribution::Wide, interp::Distribution::Wide, interp::Distribution::Literal,
-             interp::Distribution::Literal};
+  c.dists = {equiv::Distribution::Wide, equiv::Distribution::Wide, equiv::Distribution::Literal,
+             equiv::Distribution::Literal};
   return c;
 }
 
 namespace {
 
-/// Step 2: interp::check_equivalence with the draws of `steptp equiv`, less distribution S.
-interp::EquivResult full_check(const ir::Task& root, const ir::Task& after, const EquivConfig& c,
-                               const std::string& task_key) {
-  interp::EquivOptions eo = interp::cli_checker_options();
+/// Step 2: equiv::check_equivalence with `options` (StrictConfig::full) on seeds derived from the task.
+equiv::Result full_check(const ir::Task& root, const ir::Task& after, const EquivConfig& c,
+                         const std::string& task_key, const equiv::Options& options) {
+  equiv::Options eo = options;
   const std::uint64_t s = core::derive(c.master_seed, c.stream, {task_key, "full"}) & ((std::uint64_t{1} << 40) - 1);
   eo.seeds = {s, s + 1, s + 2};
-  eo.skewed_further_draws = false;
-  return interp::check_equivalence(root, after, eo);
+  return equiv::check_equivalence(root, after, eo);
 }
 
 }  // namespace
@@ -67,7 +66,7 @@ StrictOutcome strict_check(const ir::Task& root, const Reference* ref, const ir:
   }
   o.detail = fmt::format("{} wide and literal-directed draws", draws);
   if (static_cast<std::uint64_t>(statement_instances(root)) + answer <= kStrictFullCheckPerDraw) {
-    const interp::EquivResult r = full_check(root, after, cfg_draws, task_key);
+    const equiv::Result r = full_check(root, after, cfg_draws, task_key, cfg.full);
     if (!r.equivalent && r.code != "E502") {  // E502: the root fails on a draw, inconclusive (LEIR.md §11 step 3)
       o.ok = false;
       o.code = r.code;

@@ -7,7 +7,7 @@
 //     "<S5 stream>-strict", under S5's comparison rule (check_against). The root's outputs are computed once per
 //     root (eval::TaskContext caches them), so an answer costs 4 runs, as S5 does;
 //  2. when root and answer together run at most kStrictFullCheckPerDraw statement instances per draw (small
-//     programs, where it costs milliseconds), also with interp::check_equivalence as `steptp equiv` runs it (3 seeds
+//     programs, where it costs milliseconds), also with equiv::check_equivalence as `steptp equiv` runs it (3 seeds
 //     x N, U, W, K with the answer's literals too; adaptive, cheap-check, boundary and guided draws), less
 //     distribution S: its 2^10 scale overflows exp(x) * exp(-m) where exp(x - m) does not, and such an
 //     exponential_split is a legitimate class-R step (STRATEGIES.md §6: overflow thresholds are not domain
@@ -21,6 +21,7 @@
 
 #include "core/json_text.hpp"
 #include "dataset/equiv.hpp"
+#include "equiv/options.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::dataset {
@@ -30,9 +31,18 @@ inline constexpr std::uint64_t kStrictFullCheckPerDraw = std::uint64_t{1} << 14;
 /// Statement executions of the answer's step-1 runs above which the stage is skipped (recorded as such).
 inline constexpr std::uint64_t kStrictMaxExecutions = std::uint64_t{1} << 28;
 
+/// The options of step 2: equiv::check_equivalence as `steptp equiv` runs it (equiv::cli_options()), less
+/// distribution S; its seeds are derived per task (strict_check).
+inline equiv::Options strict_full_check_options() {
+  equiv::Options o = equiv::cli_options();
+  o.skewed_further_draws = false;
+  return o;
+}
+
 struct StrictConfig {
   bool enabled = true;
   std::uint64_t max_executions = kStrictMaxExecutions;
+  equiv::Options full = strict_full_check_options();  // step 2's checker (its seeds are replaced per task)
 };
 
 /// The draws of step 1 for the S5 configuration `s5` of a gate: same seed, draw-count-free, stream
@@ -45,7 +55,7 @@ struct StrictOutcome {
   bool ok = true;
   std::string skipped;  // "" when it ran
   std::string code;     // when !ok: S5's reason (not_equivalent, nan_mismatch, runtime_crash) for step 1, or the
-                        // E502-E505 code of interp::check_equivalence for step 2
+                        // E502-E505 code of equiv::check_equivalence for step 2
   std::string detail;   // when !ok: where and what; else what ran
   double seconds = 0;
   /// {"ran", "equivalent", "skipped", "code", "detail", "seconds"}.

@@ -13,6 +13,7 @@
 
 #include "dataset/facts.hpp"
 #include "core/hash.hpp"
+#include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
 #include "lower/lower.hpp"
 #include "runtime/compile.hpp"
@@ -140,8 +141,8 @@ std::shared_ptr<const runtime::StagedInputs> Timer::staged_inputs(const TimedPro
   for (const auto& [k, v] : staged_)
     if (k == before.prog_key) return v;
   // Inputs: seeded standard-normal draws for the before program (§2.7 step 1), written once per program.
-  const auto inputs = interp::make_inputs(*before.task, derive(cfg_.master_seed, "measure", {before.prog_key}),
-                                          interp::Distribution::Normal);
+  const auto inputs = equiv::make_inputs(*before.task, derive(cfg_.master_seed, "measure", {before.prog_key}),
+                                          equiv::Distribution::Normal);
   auto s = std::make_shared<const runtime::StagedInputs>(runtime::kernel_buffers(*before.task), inputs);
   staged_.emplace_back(before.prog_key, s);
   if (staged_.size() > 4) staged_.pop_front();

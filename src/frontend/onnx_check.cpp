@@ -8,8 +8,8 @@
 
 #include "frontend/onnx/import_error.hpp"
 #include "frontend/onnx/onnx_tensor.hpp"
-#include "interp/compare.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/compare.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/diag.hpp"
 
 namespace steptp::frontend {
@@ -20,7 +20,7 @@ void compare_tensor(const interp::Tensor& got, const interp::Tensor& want, const
     throw ir::LeirError(kImportTestData, fmt::format("{}: shape [{}] but the test data has [{}]", what,
                                                      fmt::join(got.shape, ","), fmt::join(want.shape, ",")));
   const bool exact = !ir::is_float(want.dtype);
-  auto [rtol, atol] = exact ? std::pair<double, double>{0, 0} : interp::tolerance(want.dtype);
+  auto [rtol, atol] = exact ? std::pair<double, double>{0, 0} : equiv::tolerance(want.dtype);
   double worst_excess = -1;
   for (std::size_t i = 0; i < want.data.size(); ++i) {
     const double a = got.data[i], b = want.data[i];
@@ -86,7 +86,7 @@ OnnxCheckResult check_onnx_dir(const std::string& dir, const interp::RunOptions&
       if (kb.role != ir::Role::Output) continue;
       std::vector<double> allowance;
       if (pass == 1 && ir::is_float(kb.dtype))
-        allowance = interp::rounding_allowance(typed.at(kb.name).data, exact.at(kb.name).data);
+        allowance = equiv::rounding_allowance(typed.at(kb.name).data, exact.at(kb.name).data);
       compare_tensor(outs.at(kb.name), want[k], fmt::format("output {} ('{}')", k, imp.outputs[k]), r,
                      pass == 1 ? &allowance : nullptr);
       ++k;

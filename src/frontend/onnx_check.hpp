@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "equiv/inputs.hpp"
 #include "frontend/onnx_import.hpp"
 #include "interp/interpreter.hpp"
 
@@ -27,7 +28,7 @@ struct OnnxCheckResult {
 OnnxCheckResult check_onnx_dir(const std::string& dir, const interp::RunOptions& opt = {});
 
 /// Compares one output (`got` from the interpreter, `want` from the .pb); accumulates into `r`. `allowance`:
-/// per-element rounding allowance (interp::rounding_allowance, same size as `want`), or null.
+/// per-element rounding allowance (equiv::rounding_allowance, same size as `want`), or null.
 void compare_tensor(const interp::Tensor& got, const interp::Tensor& want, const std::string& what,
                     OnnxCheckResult& r, const std::vector<double>* allowance = nullptr);
 

@@ -10,7 +10,7 @@
 #include "dataset/equiv.hpp"
 #include "fuzz/minimize.hpp"
 #include "fuzz/mutate.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/diag.hpp"
 #include "ir/parser.hpp"
@@ -45,7 +45,7 @@ std::string generate_error(const Task& t) {
     interp::Interpreter ip(t);
     interp::RunOptions ro;
     ro.checked = true;
-    for (auto d : {interp::Distribution::Normal, interp::Distribution::Uniform}) ip.run(interp::make_inputs(ip, 0, d), ro);
+    for (auto d : {equiv::Distribution::Normal, equiv::Distribution::Uniform}) ip.run(equiv::make_inputs(ip, 0, d), ro);
   } catch (const std::exception& e) {
     return error_text(e);
   }
@@ -184,7 +184,7 @@ std::string strategy_error(const strategy::StrategyInfo& s, const Task& t, const
     if (recheck && recheck->left > 0 && recheck->error.empty() && !o.declined) {
       --recheck->left;
       if (fig) ++fig->checker_candidates;
-      const auto r = interp::check_equivalence(t, o.result, mutation_checker(*recheck->opt));
+      const auto r = equiv::check_equivalence(t, o.result, mutation_checker(*recheck->opt));
       if (!r.equivalent)
         recheck->error = c.id() + " (class " + std::string(1, strategy::exactness_letter(o.cls)) +
                          ", accepted by the dataset's check): " + r.message + " -> " + cut(print_program(o.result.program));
@@ -263,7 +263,7 @@ void check_mutants(const Task& t, std::uint64_t seed, const DiffOptions& opt, Fi
       continue;
     }
     ++mf.generated;
-    if (!interp::check_equivalence(t, m->task, mutation_checker(opt)).equivalent) {
+    if (!equiv::check_equivalence(t, m->task, mutation_checker(opt)).equivalent) {
       ++mf.rejected;
     } else if (confirmed_equivalent(t, m->task, opt.judge_seeds)) {
       ++mf.equivalent;
@@ -281,33 +281,21 @@ Failure failure(std::string check, std::string strategy, std::string detail, std
 
 }  // namespace
 
-interp::EquivOptions mutation_checker(const DiffOptions& opt) {
-  interp::EquivOptions checker;
-  checker.seeds.clear();
-  for (int s = 0; s < opt.checker_seeds; ++s) checker.seeds.push_back(std::uint64_t(s));
-  checker.dists = opt.checker_dists;
-  checker.extra_seeds_if_insensitive = opt.checker_extra_seeds;
-  checker.extra_seeds_if_cheap = opt.checker_cheap_seeds;
-  checker.skewed_further_draws = opt.checker_skewed;
-  checker.guided_tie_check = opt.checker_tie_check;
-  checker.boundary_pairs_if_cheap = opt.checker_boundary_pairs;
-  checker.guided_inputs_if_cheap = opt.checker_guided_inputs;
-  return checker;
-}
+const equiv::Options& mutation_checker(const DiffOptions& opt) { return opt.checker; }
 
 // 256 seeds: three and a half times the most the checker draws (3 + 8 adaptive + 61 cheap-check = 72), and four
 // times its boundary pairs.
 bool confirmed_equivalent(const ir::Task& t, const ir::Task& m, std::uint64_t seeds) {
-  interp::EquivOptions strong;
+  equiv::Options strong;
   strong.seeds.clear();
   for (std::uint64_t s = 0; s < seeds; ++s) strong.seeds.push_back(1000 + s);
-  strong.dists.push_back(interp::Distribution::Skewed);
-  strong.boundary_pairs_if_cheap = kJudgeBoundaryPairs;
-  strong.guided_inputs_if_cheap = kJudgeGuidedInputs;
-  strong.guided_budget = kJudgeGuidedBudget;
-  if (!interp::check_equivalence(t, m, strong).equivalent) return false;
+  strong.dists.push_back(equiv::Distribution::Skewed);
+  strong.boundary.pairs = kJudgeBoundaryPairs;
+  strong.guided.draws = kJudgeGuidedInputs;
+  strong.guided.budget = kJudgeGuidedBudget;
+  if (!equiv::check_equivalence(t, m, strong).equivalent) return false;
   strong.typed = true;
-  return interp::check_equivalence(t, m, strong).equivalent;
+  return equiv::check_equivalence(t, m, strong).equivalent;
 }
 
 std::int64_t Figures::executions() const {

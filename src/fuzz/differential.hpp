@@ -9,7 +9,7 @@
 //              round-trips and validates, and they are equivalent to the task under their exactness class with the
 //              dataset's numeric check (dataset::check_against on dataset::make_reference draws);
 //  chain       a chain of random strategy steps (strategy::locked_legal_sites) stays equivalent to the root;
-//  mutants     each semantic mutation (mutate.hpp) is rejected by interp::check_equivalence; an accepted mutant is
+//  mutants     each semantic mutation (mutate.hpp) is rejected by equiv::check_equivalence; an accepted mutant is
 //              re-checked by a second method (confirmed_equivalent): still equivalent counts as truly equivalent,
 //              else a miss.
 //  checker     the other side of the mutation check: the first checker_candidates candidates of a program that the
@@ -28,7 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/program_gen.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 
@@ -41,7 +41,7 @@ inline constexpr std::uint32_t kJudgeBoundaryPairs = 128;
 /// Guided draws of the second method, in each of its two checks (untyped, typed), and their statement budget: twice
 /// the checker's kCheapGuidedInputs and kCheapCheckBudget each, so four times in all.
 inline constexpr std::uint32_t kJudgeGuidedInputs = 2048;
-inline constexpr std::uint64_t kJudgeGuidedBudget = 2 * interp::kCheapCheckBudget;
+inline constexpr std::uint64_t kJudgeGuidedBudget = 2 * equiv::kCheapCheckBudget;
 
 struct DiffOptions {
   GenOptions gen;
@@ -53,36 +53,26 @@ struct DiffOptions {
   /// Check "checker" (also with --no-mutants): per program, this many candidates that passed the candidate check are
   /// checked again by mutation_checker, which must accept them; 0: off.
   int checker_candidates = 2;
-  /// The equivalence checker under test in the mutation check: its seeds (0..checker_seeds-1) and
-  /// distributions (default: LEIR.md §11's defaults, 3 seeds x N, U, W, K), adaptive and cheap-check draws (with
-  /// distribution S) and boundary draws as `steptp equiv`. The second method that recognises truly equivalent
-  /// mutants: judge_seeds other seeds x N, U, W, K and S, untyped and typed (256 by default: three and a half times
-  /// the most the checker draws, 3 + 8 adaptive + 61 cheap-check seeds = 72), each with kJudgeBoundaryPairs
-  /// boundary pairs and kJudgeGuidedInputs guided draws (the checker: checker_boundary_pairs,
-  /// checker_guided_inputs).
-  int checker_seeds = 3;
-  std::uint32_t checker_extra_seeds = interp::kAdaptiveExtraSeeds;  // EquivOptions::extra_seeds_if_insensitive
-  std::uint32_t checker_cheap_seeds = interp::kCheapExtraSeeds;     // EquivOptions::extra_seeds_if_cheap
-  bool checker_skewed = true;                                       // EquivOptions::skewed_further_draws
-  bool checker_tie_check = true;                                    // EquivOptions::guided_tie_check
-  std::uint32_t checker_boundary_pairs = interp::kCheapBoundaryPairs;  // EquivOptions::boundary_pairs_if_cheap
-  std::uint32_t checker_guided_inputs = interp::kCheapGuidedInputs;    // EquivOptions::guided_inputs_if_cheap
-  std::vector<interp::Distribution> checker_dists{interp::Distribution::Normal, interp::Distribution::Uniform,
-                                                  interp::Distribution::Wide, interp::Distribution::Literal};
+  /// The equivalence checker under test in the mutation check: as `steptp equiv` runs it (equiv::cli_options(): 3
+  /// seeds x N, U, W, K, adaptive and cheap-check draws with distribution S, boundary and guided draws). The second
+  /// method that recognises truly equivalent mutants: judge_seeds other seeds x N, U, W, K and S, untyped and typed
+  /// (256 by default: three and a half times the most the checker draws, 3 + 8 adaptive + 61 cheap-check seeds =
+  /// 72), each with kJudgeBoundaryPairs boundary pairs and kJudgeGuidedInputs guided draws (the checker:
+  /// checker.boundary.pairs, checker.guided.draws).
+  equiv::Options checker = equiv::cli_options();
   std::uint64_t judge_seeds = kJudgeSeeds;  // seeds of the second method (confirmed_equivalent)
   bool minimize = true;
   double minimize_seconds = 30.0;    // per failure
   std::string regressions_dir;       // "" = write no files; mutant misses go to its sibling mutant_misses/
 };
 
-/// The equivalence checker under test in the mutation check: seeds 0..opt.checker_seeds-1 x opt.checker_dists,
-/// with opt's adaptive and cheap-check draws (interp::EquivOptions).
-interp::EquivOptions mutation_checker(const DiffOptions& opt);
+/// The equivalence checker under test in the mutation check (DiffOptions::checker).
+const equiv::Options& mutation_checker(const DiffOptions& opt);
 
 /// The mutation check's second method: is a mutant the checker accepted really equivalent to `t`? kJudgeSeeds
 /// seeds (1000, 1001, ...; disjoint from the checker's) x N, U, W, K, S, untyped and then typed (§8.2 precision),
 /// each followed by kJudgeBoundaryPairs boundary pairs and kJudgeGuidedInputs guided draws within kJudgeGuidedBudget
-/// (interp::EquivOptions::boundary_pairs_if_cheap and guided_inputs_if_cheap; the boundary pairs within their
+/// (equiv::Options::Boundary and equiv::Options::Guided; the boundary pairs within their
 /// statement budget). Strong evidence, not proof. Never throws for programs that validate.
 bool confirmed_equivalent(const ir::Task& t, const ir::Task& m, std::uint64_t seeds = kJudgeSeeds);
 

@@ -1,5 +1,5 @@
 // Semantic mutations of a task (issue #16 part 3): small edits that almost always change what the program computes,
-// used to measure whether the equivalence checker (interp::check_equivalence) rejects wrong programs.
+// used to measure whether the equivalence checker (equiv::check_equivalence) rejects wrong programs.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "equiv/inputs.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::fuzz {

@@ -16,7 +16,7 @@ enum class Role : std::uint8_t { Input, Constant, Param, Output };
 std::string_view role_name(Role r);
 
 /// Declared value range of a known input (STRATEGIES.md §4: "an optional declared value range per known input").
-/// Sign analysis (§9.4) reads it, and the equivalence check's draws respect it (interp/inputs.cpp). JSON member
+/// Sign analysis (§9.4) reads it, and the equivalence check's draws respect it (equiv/inputs.cpp). JSON member
 /// "range": "positive" (> 0) or "nonnegative" (>= 0); absent for Any, so tasks without it round-trip unchanged.
 enum class ValueRange : std::uint8_t { Any, Positive, NonNegative };
 std::string_view value_range_name(ValueRange r);  // "any", "positive", "nonnegative"

@@ -5,7 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "interp/compare.hpp"
+#include "equiv/compare.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/diag.hpp"
 #include "lower/lower.hpp"
@@ -58,10 +58,10 @@ LowerCheckResult check_lowering(const ir::Task& t, LowerTarget target, const Low
   ko.compile = CompileOptions{};  // the runner is always built with the host C++ compiler
   ko.compile.cache_dir = opt.compile.cache_dir;
   for (auto seed : opt.seeds) {
-    for (auto dist : {interp::Distribution::Normal, interp::Distribution::Uniform}) {
-      const char* dn = dist == interp::Distribution::Normal ? "N" : "U";
-      auto inputs = interp::make_inputs(t, seed, dist);
-      if (opt.fixed) interp::apply_fixed_inputs(inputs, *opt.fixed);
+    for (auto dist : {equiv::Distribution::Normal, equiv::Distribution::Uniform}) {
+      const char* dn = dist == equiv::Distribution::Normal ? "N" : "U";
+      auto inputs = equiv::make_inputs(t, seed, dist);
+      if (opt.fixed) equiv::apply_fixed_inputs(inputs, *opt.fixed);
       interp::TensorMap ref;
       try {
         interp::RunOptions ro = opt.interp;
@@ -87,7 +87,7 @@ LowerCheckResult check_lowering(const ir::Task& t, LowerTarget target, const Low
             r.max_abs_err = std::max(r.max_abs_err, std::fabs(a - b));
             if (b != 0) r.max_rel_err = std::max(r.max_rel_err, std::fabs(a - b) / std::fabs(b));
           }
-          bool match = interp::elements_match(a, b, want.dtype, opt.tol_scale);
+          bool match = equiv::elements_match(a, b, want.dtype, opt.tol_scale);
           if (!match && ir::is_float(want.dtype)) {
             if (allowance.empty()) {
               if (exact.empty()) {
@@ -100,9 +100,9 @@ LowerCheckResult check_lowering(const ir::Task& t, LowerTarget target, const Low
                   return r;
                 }
               }
-              allowance = interp::rounding_allowance(want.data, exact.at(name).data);
+              allowance = equiv::rounding_allowance(want.data, exact.at(name).data);
             }
-            match = interp::elements_match(a, b, want.dtype, opt.tol_scale, allowance[i]);
+            match = equiv::elements_match(a, b, want.dtype, opt.tol_scale, allowance[i]);
           }
           if (!match && r.message.empty()) {
             char buf[160];

@@ -1,7 +1,7 @@
 // Checking a compiled lowering against the reference interpreter: the C (or CUDA) code runs sandboxed on the
 // seeded inputs of LEIR.md §11 (seeds × distributions N and U; buffers with given values, such as a model's
 // weights, keep them), the interpreter runs typed (§8.2/§8.3) on the same inputs, and every output element is
-// compared with interp::elements_match (§11 step 4); an element outside the per-dtype tolerance is judged again
+// compared with equiv::elements_match (§11 step 4); an element outside the per-dtype tolerance is judged again
 // with the rounding allowance of §11 step 4b (from an f64 interpreter run of the same draw).
 #pragma once
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 #include "runtime/measure.hpp"
@@ -25,7 +26,7 @@ struct LowerCheckOptions {
   // --fmad=false: no fused multiply-add, as the C build's -ffp-contract=off (DATASET.md §2.6): every operation
   // rounds in its type like the typed interpreter (nvcc contracts a*b+c by default).
   std::string nvcc_flags = "-O3 -shared -Xcompiler -fPIC --expt-relaxed-constexpr --fmad=false";
-  /// Values of known buffers that are not drawn (interp::check_fixed_inputs); null: all drawn.
+  /// Values of known buffers that are not drawn (equiv::check_fixed_inputs); null: all drawn.
   std::shared_ptr<const interp::TensorMap> fixed;
   /// Passed to each interpreter run (statement limit E308, progress calls with that run's executions).
   interp::RunOptions interp;

@@ -1,3 +1,4 @@
+#include "equiv/inputs.hpp"
 #include "runtime/measure.hpp"
 
 #include <cstdio>
@@ -115,7 +116,7 @@ MeasureResult measure(const ir::Task& t, const MeasureOptions& opt) {
     r.error = e.what();
     return r;
   }
-  const auto inputs = interp::make_inputs(t, opt.seed, interp::Distribution::Normal);
+  const auto inputs = equiv::make_inputs(t, opt.seed, equiv::Distribution::Normal);
   MeasureResult r = measure_so(c.so_path, kernel_buffers(t), inputs, opt);
   r.compile_seconds = c.compile_seconds;
   r.cache_hit = c.cache_hit;
@@ -134,7 +135,7 @@ CompareResult measure_pair(const ir::Task& before, const ir::Task& after, const 
     r.error = e.what();
     return r;
   }
-  const auto inputs = interp::make_inputs(before, opt.seed, interp::Distribution::Normal);
+  const auto inputs = equiv::make_inputs(before, opt.seed, equiv::Distribution::Normal);
   const auto t = time_interleaved({b.so_path, a.so_path}, kernel_buffers(before), inputs, timer_options(opt));
   if (!t.ok) {
     r.error = t.error;

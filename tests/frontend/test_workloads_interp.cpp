@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "equiv/inputs.hpp"
 #include "frontend/workloads.hpp"
 #include "interp/interpreter.hpp"
 
@@ -57,11 +58,11 @@ TEST(WorkloadsInterp, EverySmallWorkloadRuns) {
     // Finite somewhere under U or N inputs: U keeps log/sqrt in their domain; N keeps the reference tanh form
     // exp(x)-exp(-x) from overflowing after the attention Gemm chains (outputs in the hundreds under U).
     bool finite = false;
-    for (auto dist : {interp::Distribution::Uniform, interp::Distribution::Normal}) {
+    for (auto dist : {equiv::Distribution::Uniform, equiv::Distribution::Normal}) {
       interp::TensorMap out;
       interp::RunOptions ro;
       ro.max_steps = 4000000;
-      EXPECT_NO_THROW(out = it.run(interp::make_inputs(t, 0, dist), ro));
+      EXPECT_NO_THROW(out = it.run(equiv::make_inputs(t, 0, dist), ro));
       EXPECT_LE(it.last_steps(), 2000000u);
       for (const auto& [n, v] : out)
         for (double x : v.data) finite = finite || std::isfinite(x);

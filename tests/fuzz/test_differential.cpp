@@ -14,7 +14,7 @@
 #include "fuzz/minimize.hpp"
 #include "fuzz/mutate.hpp"
 #include "fuzz/program_gen.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "ir/validate.hpp"
@@ -140,7 +140,7 @@ TEST(FuzzMutations, EachKindAppliesAndTheCheckerRejectsIt) {
     ASSERT_TRUE(m.has_value());
     Task mv = m->task;
     ASSERT_TRUE(analyze(mv).ok()) << print_program(m->task.program);
-    const auto r = interp::check_equivalence(t, m->task);
+    const auto r = equiv::check_equivalence(t, m->task);
     EXPECT_FALSE(r.equivalent) << print_program(m->task.program);
   }
   // Sites with a single choice give exactly this text. Swap: A-D is the only non-commutative operator, and the
@@ -216,7 +216,7 @@ TEST(FuzzMinimize, ShrinksToTheStatementsThePredicateNeeds) {
   EXPECT_GT(r.accepted, 0);
 }
 
-// Check "checker" on tests/interp/checker_false_rejections/expand_collect_100352.json: an expand_collect (1.1*G
+// Check "checker" on tests/equiv/checker_false_rejections/expand_collect_100352.json: an expand_collect (1.1*G
 // against (0.1+1)*G, class R) whose bool output flips where a guided draw copied the compared value exactly. The
 // checker's tie check accepts it; without the tie check, on the generator's program of seed 100352 (that file holds
 // its minimised form), the check finds the false rejection, and the minimiser shrinks the program while some
@@ -225,7 +225,7 @@ TEST(FuzzMinimize, ShrinksToTheStatementsThePredicateNeeds) {
 TEST(FuzzDifferentialSlow, CheckerCheckFindsAndMinimisesAFalseRejection) {
   DiffOptions opt;
   EXPECT_EQ(check_error(generate_task(100352, opt.gen), "checker", "expand_collect", 0, opt), "");
-  opt.checker_tie_check = false;
+  opt.checker.guided.tie_check = false;
   Failure f;
   f.check = "checker";
   f.strategy = "expand_collect";
@@ -330,27 +330,27 @@ TEST(FuzzMutantRegressions, CheckerRejectsEachCommittedMiss) {
     ++n;
     EXPECT_FALSE(confirmed_equivalent(t, m));
     DiffOptions opt;
-    EXPECT_FALSE(interp::check_equivalence(t, m, mutation_checker(opt)).equivalent);
+    EXPECT_FALSE(equiv::check_equivalence(t, m, mutation_checker(opt)).equivalent);
     // What the checker needed to catch it: its guided draws ("needs": "guided ...", twenty-fourth session), its
     // boundary draws ("needs": "boundary ...", issue #16, twenty-third session), distribution S in its further draws ("needs": "skewed ...", twenty-second session) or else the
     // cheap-check draws. The guided draws (twenty-fourth session) came last and the boundary draws before them: the
     // misses of the earlier sessions were checked without them.
     const std::string needs = j.value("needs", "");
-    opt.checker_guided_inputs = 0;
+    opt.checker.guided.draws = 0;
     if (needs.starts_with("guided")) {
       ++guided;
     } else if (needs.starts_with("boundary")) {
-      opt.checker_boundary_pairs = 0;
+      opt.checker.boundary.pairs = 0;
       ++boundary;
     } else if (needs.starts_with("skewed")) {
       ++skewed;
-      opt.checker_boundary_pairs = 0;
-      opt.checker_skewed = false;
+      opt.checker.boundary.pairs = 0;
+      opt.checker.skewed_further_draws = false;
     } else {
-      opt.checker_boundary_pairs = 0;
-      opt.checker_cheap_seeds = 0;
+      opt.checker.boundary.pairs = 0;
+      opt.checker.cheap.extra_seeds = 0;
     }
-    EXPECT_TRUE(interp::check_equivalence(t, m, mutation_checker(opt)).equivalent);
+    EXPECT_TRUE(equiv::check_equivalence(t, m, mutation_checker(opt)).equivalent);
   }
   EXPECT_GE(n, 11);
   EXPECT_GE(skewed, 4);

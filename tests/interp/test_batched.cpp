@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include "equiv/inputs.hpp"
 #include "fuzz/program_gen.hpp"
 #include "interp_helpers.hpp"
 #include "test_scope.hpp"
@@ -10,6 +11,9 @@
 namespace steptp::interp {
 namespace {
 using namespace testing;
+using equiv::Distribution;
+using equiv::distribution_name;
+using equiv::make_inputs;
 using ir::DType;
 
 struct Outcome {

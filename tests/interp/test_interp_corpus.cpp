@@ -2,12 +2,15 @@
 // without error on the §11 inputs (seed 0, N). Slow: about 1.5e9 statement executions in all.
 #include <gtest/gtest.h>
 
+#include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
 
 namespace steptp::interp {
 namespace {
+using equiv::Distribution;
+using equiv::make_inputs;
 
 /// Statement executions of a program: the sum over statements of the product of their enclosing extents.
 double work_of(const ir::Program& p) {

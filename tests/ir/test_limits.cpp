@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/limits.hpp"
 #include "ir/parser.hpp"
@@ -171,7 +171,7 @@ TEST(Limits, ProgramAtTheDepthLimitPassesEveryRecursivePass) {
     EXPECT_EQ(parse_program(print_program(t.program)), t.program);
     EXPECT_NO_THROW(validate_or_throw(t));
     interp::Interpreter in(t);
-    const auto out = in.run(interp::make_inputs(in, 0, interp::Distribution::Normal));
+    const auto out = in.run(equiv::make_inputs(in, 0, equiv::Distribution::Normal));
     EXPECT_EQ(out.at("C").data.size(), 4u);
     EXPECT_FALSE(lower::lower_c(t).empty());
     EXPECT_FALSE(lower::lower_tir(t).empty());
@@ -182,7 +182,7 @@ TEST(Limits, ProgramAtTheDepthLimitPassesEveryRecursivePass) {
       for (const auto& c : strategy::enumerate_candidates(s, t)) {
         try {
           const auto r = s.apply(t, c);
-          const auto eq = interp::check_equivalence(t, r.task, {});
+          const auto eq = equiv::check_equivalence(t, r.task, {});
           // A rewrite may deepen the tree past the limit: then the candidate is refused (E503 with E015 inside).
           EXPECT_TRUE(eq.equivalent || (eq.code == "E503" && eq.message.find("E015") != std::string::npos))
               << c.id() << ": " << eq.message;
@@ -255,14 +255,14 @@ TEST(Limits, ProgressIsReportedAtTheRequestedInterval) {
   interp::RunOptions ro;
   ro.progress = [&](std::uint64_t s) { calls.push_back(s); };
   ro.progress_every = 300;
-  in.run(interp::make_inputs(in, 0, interp::Distribution::Normal), ro);
+  in.run(equiv::make_inputs(in, 0, equiv::Distribution::Normal), ro);
   EXPECT_EQ(calls, (std::vector<std::uint64_t>{301, 601, 901}));
   EXPECT_EQ(in.last_steps(), 1000u);
   // With a hard limit too: progress until the limit, then E308.
   calls.clear();
   ro.max_steps = 700;
   try {
-    in.run(interp::make_inputs(in, 0, interp::Distribution::Normal), ro);
+    in.run(equiv::make_inputs(in, 0, equiv::Distribution::Normal), ro);
     FAIL() << "no E308";
   } catch (const LeirError& e) {
     EXPECT_EQ(e.code(), "E308");

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/workloads.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/printer.hpp"
 #include "policy/cost/analytical.hpp"
 #include "policy/cost/lane_sum_sketch.hpp"
@@ -40,7 +40,7 @@ TEST(LaneSumSketch, GivesBothSoftmaxReductionsLanePartialSums) {
   EXPECT_NEAR(plan->score, model->score(plan->steps.back().after), 1e-12);
   EXPECT_LT(plan->score + cost::kLaneSumMinGainLog2 * 2, model->score(t));
   for (const auto& s : plan->steps) {
-    const interp::EquivResult e = interp::check_equivalence(t, s.after);
+    const equiv::Result e = equiv::check_equivalence(t, s.after);
     EXPECT_TRUE(e.equivalent) << s.candidate.id() << ": " << e.message;
   }
 }

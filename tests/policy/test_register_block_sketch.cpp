@@ -7,7 +7,7 @@
 #include "core/answer_parser.hpp"
 #include "core/canon.hpp"
 #include "frontend/workloads.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/printer.hpp"
 #include "policy/cost/analytical.hpp"
 #include "policy/cost/model.hpp"
@@ -46,7 +46,7 @@ std::optional<cost::Plan> plan_on_avx512(const ir::Task& t) {
 /// Every program on the plan is equivalent to the root `t` (LEIR.md §11).
 void expect_every_step_equivalent(const ir::Task& t, const cost::Plan& plan) {
   for (const auto& s : plan.steps) {
-    const interp::EquivResult e = interp::check_equivalence(t, s.after);
+    const equiv::Result e = equiv::check_equivalence(t, s.after);
     EXPECT_TRUE(e.equivalent) << s.candidate.id() << ": " << e.message;
   }
 }

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "equiv/inputs.hpp"
 #include "frontend/workloads.hpp"
 #include "interp/interpreter.hpp"
 #include "runtime/library_baseline.hpp"
@@ -40,7 +41,7 @@ TEST(LibraryBaseline, EveryRegisteredWorkloadMatchesTheInterpreter) {
       const auto call = library_call(name, t);
       ASSERT_TRUE(call.has_value());
       interp::Interpreter in(t);
-      const interp::TensorMap inputs = interp::make_inputs(t, 42, interp::Distribution::Normal);
+      const interp::TensorMap inputs = equiv::make_inputs(t, 42, equiv::Distribution::Normal);
       const interp::TensorMap ref = in.run(inputs);
       const interp::Tensor got = run_library_call(*call, inputs);
       const interp::Tensor& want = ref.at(call->c);

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 
+#include "equiv/inputs.hpp"
 #include "ir/parser.hpp"
 #include "lower/lower.hpp"
 #include "runtime/compile.hpp"
@@ -228,8 +229,8 @@ TEST(RuntimeMeasure, MeasuresLoweredTaskAndJson) {
   EXPECT_NE(j.find("\"median\": "), std::string::npos);
   EXPECT_NE(j.find("\"unit\": \"seconds\""), std::string::npos);
   // the outputs of the compiled code
-  const auto out = runtime::run_compiled(t, interp::make_inputs(t, 0, interp::Distribution::Uniform), {}, o.compile);
-  const auto in = interp::make_inputs(t, 0, interp::Distribution::Uniform);
+  const auto out = runtime::run_compiled(t, equiv::make_inputs(t, 0, equiv::Distribution::Uniform), {}, o.compile);
+  const auto in = equiv::make_inputs(t, 0, equiv::Distribution::Uniform);
   for (int i = 0; i < 64; ++i) EXPECT_FLOAT_EQ(out.at("C").data[i], float(in.at("A").data[i]) * 3.0f);
 }
 

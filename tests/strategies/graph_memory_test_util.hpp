@@ -3,15 +3,15 @@
 #pragma once
 #include <gtest/gtest.h>
 
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "strategy_test_util.hpp"
 
 namespace steptp::strategy::testing {
 
 inline ::testing::AssertionResult equivalent_in_class(const ir::Task& before, const Applied& a) {
-  interp::EquivOptions opt;
+  equiv::Options opt;
   opt.exact = a.cls == Exactness::Exact;
-  auto r = interp::check_equivalence(before, a.task, opt);
+  auto r = equiv::check_equivalence(before, a.task, opt);
   if (r.equivalent) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << r.code << " " << r.message << " for " << a.facts.value("candidate", "")
                                        << ": " << ir::print_program(a.task.program);

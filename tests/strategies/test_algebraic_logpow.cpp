@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "algebraic_test_util.hpp"
+#include "equiv/inputs.hpp"
 
 namespace {
 
@@ -347,8 +348,8 @@ TEST(AlgebraicExpandLog, UnguardedRewriteRejectedWhereAMayBeNegative) {
   auto any = vec_task(stmt("log(A_{tx}*D_{tx})"));
   steptp::ir::Task bad = any;
   bad.program = a.task.program;
-  steptp::interp::EquivOptions eo;
-  auto r = steptp::interp::check_equivalence(any, bad, eo);
+  steptp::equiv::Options eo;
+  auto r = steptp::equiv::check_equivalence(any, bad, eo);
   EXPECT_FALSE(r.equivalent);
 }
 

@@ -14,7 +14,7 @@
 
 #include "frontend/workloads.hpp"
 #include "algebraic_test_util.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/printer.hpp"
 #include "strategies/algebraic/bridge.hpp"
 #include "strategies/algebraic/site.hpp"
@@ -121,7 +121,7 @@ TEST(AlgebraicFailures, NoSiteReadsAWrappingIntegerValue) {
     if (s.family != st::Family::Algebraic) continue;
     for (const auto& c : enumerate_candidates(s, u32)) {  // what remains (additive_split's pivots) is equivalent
       ++checked;
-      const auto r = steptp::interp::check_equivalence(u32, s.apply(u32, c).task);
+      const auto r = steptp::equiv::check_equivalence(u32, s.apply(u32, c).task);
       EXPECT_TRUE(r.equivalent) << c.id() << ": " << r.message;
     }
   }

@@ -5,6 +5,7 @@
 // test can fail. Row 0 is fully masked: the unfused softmax gives NaN there and so must the fused one.
 #include <gtest/gtest.h>
 
+#include "equiv/inputs.hpp"
 #include "special_test_util.hpp"
 #include "strategies/common.hpp"
 
@@ -40,7 +41,7 @@ void expect_guard_needed(const ir::Task& t, const st::Applied& a) {
   EXPECT_TRUE(equivalent_in_class(t, a));
   ASSERT_FALSE(a.facts["conditions"].empty());
   EXPECT_EQ(a.facts["conditions"][0]["status"], "guarded");
-  auto r = steptp::interp::check_equivalence(t, unguarded(a.task), {});
+  auto r = steptp::equiv::check_equivalence(t, unguarded(a.task), {});
   EXPECT_FALSE(r.equivalent) << "the unguarded formula should give NaN on the masked rows";
   EXPECT_NE(r.message.find("NaN"), std::string::npos) << r.message;
 }

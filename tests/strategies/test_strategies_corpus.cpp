@@ -2,7 +2,7 @@
 //  - every reference-corpus task that validates, re-emitted at the workload suite's small shapes, and
 //  - every built-in workload at its small shape.
 // Each checked candidate applies and validates (apply runs the validator; a failure is StrategyError S003 = a
-// strategy bug), lowers to C (lower::lower_c) and passes interp::check_equivalence in its class (class E:
+// strategy bug), lowers to C (lower::lower_c) and passes equiv::check_equivalence in its class (class E:
 // bit-identical). Enumeration runs on every task. To keep the suite CI-sized the candidates checked per
 // (strategy, task) are a deterministic sample (sample_indices, fixed seed): at most 20 per corpus task and 3 per
 // workload. STEPTP_PROPERTY_ALL=1 (or STEPTP_CHECK_ALL=1, `make check-all`) checks every candidate (the exhaustive
@@ -19,7 +19,7 @@
 #include <map>
 
 #include "frontend/workloads.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/printer.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"
@@ -108,10 +108,10 @@ void check_tasks(const std::vector<steptp::ir::Task>& tasks, std::size_t cap) {
           ASSERT_TRUE(back.has_value()) << c.id();
           EXPECT_EQ(back->id(), c.id());
           EXPECT_FALSE(steptp::lower::lower_c(a.task).empty()) << c.id();
-          steptp::interp::EquivOptions eo;
+          steptp::equiv::Options eo;
           eo.seeds = {0};
           eo.exact = a.cls == st::Exactness::Exact;
-          auto r = steptp::interp::check_equivalence(t, a.task, eo);
+          auto r = steptp::equiv::check_equivalence(t, a.task, eo);
           EXPECT_TRUE(r.equivalent) << t.workload << ": " << c.id() << " (class " << st::exactness_letter(a.cls)
                                     << "): " << r.code << " " << r.message << "\n"
                                     << steptp::ir::print_program(a.task.program);

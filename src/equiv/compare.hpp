@@ -9,7 +9,7 @@
 
 #include "ir/dtype.hpp"
 
-namespace steptp::interp {
+namespace steptp::equiv {
 
 /// Per-dtype (rtol, atol) of §11: f64 1e-9/1e-12, f32 1e-4/1e-5, f16/bf16 1e-2/1e-3, others 0/0.
 inline std::pair<double, double> element_tolerance(ir::DType t) {
@@ -52,4 +52,4 @@ std::vector<double> rounding_allowance(const std::vector<double>& rounded, const
 /// be exact (a copy) the candidate's reassociated sum still rounds. Sizes must match (std::invalid_argument).
 double rounding_level(const std::vector<double>& rounded, const std::vector<double>& exact);
 
-}  // namespace steptp::interp
+}  // namespace steptp::equiv

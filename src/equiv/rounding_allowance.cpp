@@ -1,12 +1,12 @@
-// Rounding allowance of LEIR.md §11 step 4b (declared in interp/compare.hpp).
+// Rounding allowance of LEIR.md §11 step 4b (declared in equiv/compare.hpp).
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "interp/compare.hpp"
+#include "equiv/compare.hpp"
 
-namespace steptp::interp {
+namespace steptp::equiv {
 
 namespace {
 
@@ -47,4 +47,4 @@ double rounding_level(const std::vector<double>& rounded, const std::vector<doub
   return kRoundingAllowanceFactor * rounding_errors(rounded, exact, err);
 }
 
-}  // namespace steptp::interp
+}  // namespace steptp::equiv

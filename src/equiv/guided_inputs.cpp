@@ -1,10 +1,10 @@
-// Coverage features and draw mutation of the guided draws (interp/guided.hpp).
+// Coverage features and draw mutation of the guided draws (equiv/guided.hpp).
 #include <algorithm>
 #include <cmath>
 
-#include "interp/guided.hpp"
+#include "equiv/guided.hpp"
 
-namespace steptp::interp {
+namespace steptp::equiv {
 
 using steptp_num::SplitMix64;
 
@@ -173,4 +173,4 @@ TensorMap perturb_float_inputs(const TensorMap& in, const std::map<std::string, 
   return out;
 }
 
-}  // namespace steptp::interp
+}  // namespace steptp::equiv

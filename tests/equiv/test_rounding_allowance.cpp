@@ -2,13 +2,14 @@
 #include <cmath>
 #include <string>
 
-#include "interp/compare.hpp"
-#include "interp/equivalence.hpp"
-#include "interp_helpers.hpp"
+#include "equiv/compare.hpp"
+#include "equiv/equivalence.hpp"
+#include "interp/interp_helpers.hpp"
 
-namespace steptp::interp {
+namespace steptp::equiv {
 namespace {
-using namespace testing;
+using namespace interp::testing;
+using interp::RunOptions;
 
 TEST(RoundingAllowance, HandComputed) {
   // errors 0, 0.5, 0 -> rho = sqrt(0.25/3) = 0.28867513; allowance = 4 * max(e_i, rho)
@@ -80,7 +81,7 @@ TEST(RoundingAllowance, ReorderedLongSumNeedsItAndPassesTyped) {
   int plain_fail = 0;
   for (std::size_t i = 0; i < ya.data.size(); ++i) plain_fail += !elements_match(yb.data[i], ya.data[i], ir::DType::F32);
   EXPECT_GT(plain_fail, 10);
-  EquivOptions opt;
+  Options opt;
   opt.typed = true;
   opt.dists = {Distribution::Normal, Distribution::Uniform};
   const auto r = check_equivalence(a, b, opt);
@@ -88,7 +89,7 @@ TEST(RoundingAllowance, ReorderedLongSumNeedsItAndPassesTyped) {
 }
 
 TEST(RoundingAllowance, DroppedTermIsStillRejected) {
-  EquivOptions opt;
+  Options opt;
   opt.typed = true;
   opt.dists = {Distribution::Normal, Distribution::Uniform};
   const auto r = check_equivalence(make_task(dot_program("c", "4095-c", 4096), kDotKnown),
@@ -113,7 +114,7 @@ TEST(FixedInputs, ReplaceOnlyTheirBuffers) {
   // The checker uses them: with W = 0.5 everywhere, S = 0.5 * row sums, and a candidate computing exactly that from
   // A alone is equivalent under the fixed W (but not in general).
   const ir::Task c = make_task("L^{256}_{a=0}L^{4096}_{c=0}[S^{f32,g}_{a}=S^{f32,g}_{a}+A^{f32,g}_{a,c}*0.5;];", k);
-  EquivOptions opt;
+  Options opt;
   opt.dists = {Distribution::Normal};
   EXPECT_FALSE(check_equivalence(t, c, opt).equivalent);
   opt.fixed = std::make_shared<const TensorMap>(fixed);
@@ -143,4 +144,4 @@ TEST(FixedInputs, MisfitsAreNamed) {
 }
 
 }  // namespace
-}  // namespace steptp::interp
+}  // namespace steptp::equiv

@@ -1,4 +1,5 @@
-// Coverage probes (RunOptions::coverage) and the guided draws of the equivalence check (interp/guided.hpp).
+// The guided draws of the equivalence check (equiv/guided.hpp, equiv/phase_guided.cpp). The coverage probes they
+// read (RunOptions::coverage) are tested in tests/interp/test_coverage_probes.cpp.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -7,21 +8,21 @@
 #include <tuple>
 #include <nlohmann/json.hpp>
 
-#include "interp/cli_checker.hpp"
-#include "interp/equivalence.hpp"
-#include "interp/guided.hpp"
+#include "equiv/options.hpp"
+#include "equiv/equivalence.hpp"
+#include "equiv/guided.hpp"
 #include "ir/task.hpp"
-#include "interp_helpers.hpp"
+#include "interp/interp_helpers.hpp"
 
-namespace steptp::interp {
+namespace steptp::equiv {
 namespace {
-using namespace testing;
+using namespace interp::testing;
 using ir::DType;
 
 /// The further draws of `steptp equiv`'s defaults, with `guided` guided draws.
-EquivOptions guided_cli_options(std::uint32_t guided) {
-  EquivOptions o = cli_checker_options();
-  o.guided_inputs_if_cheap = guided;
+Options guided_cli_options(std::uint32_t guided) {
+  Options o = cli_options();
+  o.guided.draws = guided;
   return o;
 }
 
@@ -50,98 +51,6 @@ TEST(Guided, CoverageMapCountsNewFeaturesOnce) {
   EXPECT_EQ(m.add({0, 4, 1, 9}), 2u);  // bucket 4-7 of counter 1, and a longer vector
   EXPECT_EQ(m.add({0, 6, 1, 10}), 0u);  // same buckets (4-7, 1, 8-15)
   EXPECT_EQ(m.size(), 5u);
-}
-
-// The probe numbering is the compile order, children before parents; constants get no probe. For
-// `if_then_else(A>0, A, 0.0)`: probe 0 the read of A in the condition, 1 the comparison, 2 the read of A in the
-// taken branch (evaluated only where the condition holds), 3 the select.
-TEST(Guided, ProbesCountValueClassesOfEachNode) {
-  const std::vector<ir::KnownBuffer> k{in("A", {4}), out("C", {4})};
-  auto t = make_task("B^{4}_{tx=0}[C^{f32,g}_{tx}=if_then_else(A^{f32,g}_{tx}>0,A^{f32,g}_{tx},0.0);];", k);
-  const Interpreter interp(t);
-  TensorMap x;
-  x["A"] = Tensor{DType::F32, {4}, {-2.0, 0.5, 3.0, 0.0}};
-  for (const bool typed : {false, true}) {
-    Coverage got;
-    RunOptions ro;
-    ro.typed = typed;
-    ro.coverage = &got;
-    const TensorMap probed = interp.run(x, ro);
-    ro.coverage = nullptr;
-    EXPECT_EQ(probed.at("C").data, interp.run(x, ro).at("C").data);
-    EXPECT_EQ(probed.at("C").data, (std::vector<double>{0.0, 0.5, 3.0, 0.0}));
-    const std::vector<std::uint32_t>& cov = got.counts;
-    ASSERT_EQ(cov.size(), 4u * 16u);
-    std::vector<std::uint32_t> want(64, 0);
-    // float classes: NaN, -inf, +inf, 0, then negative 4-9 and positive 10-15 by magnitude band: [0, 2^-10),
-    // [2^-10, 2^-3), [2^-3, 1), [1, 8), [8, 1024), >= 1024; a comparison: false, true
-    want[0 + 7] = 1;    // A = -2
-    want[0 + 3] = 1;    // A = 0
-    want[0 + 12] = 1;   // A = 0.5
-    want[0 + 13] = 1;   // A = 3
-    want[16 + 0] = 2;   // A>0 false twice
-    want[16 + 1] = 2;   // and true twice
-    want[32 + 12] = 1;  // the branch read: 0.5
-    want[32 + 13] = 1;  // and 3
-    want[48 + 3] = 2;   // the select: 0 twice
-    want[48 + 12] = 1;
-    want[48 + 13] = 1;
-    EXPECT_EQ(cov, want) << (typed ? "typed" : "untyped");
-    // The comparison's operands, the first two times each outcome was met: (-2, 0), (0.5, 0), (3, 0), (0, 0).
-    using P = std::pair<double, double>;
-    EXPECT_EQ(got.operands, (std::vector<P>{P{-2, 0}, P{0.5, 0}, P{3, 0}, P{0, 0}}));
-  }
-}
-
-TEST(Guided, MaxProbeCountsTheOrderOfItsOperands) {
-  const std::vector<ir::KnownBuffer> k{in("A", {3}), in("D", {3}), out("C", {3})};
-  auto t = make_task("B^{3}_{tx=0}[C^{f32,g}_{tx}=max(A^{f32,g}_{tx},D^{f32,g}_{tx});];", k);
-  TensorMap x;
-  x["A"] = Tensor{DType::F32, {3}, {1.0, 2.0, 5.0}};
-  x["D"] = Tensor{DType::F32, {3}, {2.0, 2.0, -1.0}};
-  Coverage got;
-  RunOptions ro;
-  ro.coverage = &got;
-  EXPECT_EQ(Interpreter(t).run(x, ro).at("C").data, (std::vector<double>{2.0, 2.0, 5.0}));
-  const std::vector<std::uint32_t>& cov = got.counts;
-  // probes: 0 read A, 1 read D, 2 the order (a<b, a==b, a>b, unordered), 3 the max's value
-  ASSERT_EQ(cov.size(), 64u);
-  EXPECT_EQ(cov[32 + 0], 1u);
-  EXPECT_EQ(cov[32 + 1], 1u);
-  EXPECT_EQ(cov[32 + 2], 1u);
-  EXPECT_EQ(cov[32 + 3], 0u);
-  EXPECT_EQ(cov[48 + 13], 3u);  // 2, 2, 5 all in [1, 8)
-}
-
-// Probed runs are batched like plain ones (interp/batch.cpp): the counts are those of the scalar path, lanes that
-// a lazy if_then_else does not evaluate included, and the same operand pairs are logged.
-TEST(Guided, BatchedProbedRunsCountAsTheScalarPath) {
-  const std::vector<ir::KnownBuffer> k{in("A", {300}), in("D", {300}), out("C", {300})};
-  auto t = make_task("L^{300}_{a=0}[C^{f32,g}_{a}=if_then_else(A^{f32,g}_{a}>D^{f32,g}_{a},max(A^{f32,g}_{a},0.5)*2.0,"
-                     "exp(D^{f32,g}_{a}));];",
-                     k);
-  const Interpreter interp(t);
-  for (const Distribution d : {Distribution::Normal, Distribution::Wide}) {
-    const TensorMap x = make_inputs(interp, 4, d);
-    Coverage scalar, batched;
-    RunOptions ro;
-    ro.batched = false;
-    ro.coverage = &scalar;
-    const TensorMap a = interp.run(x, ro);
-    ro.batched = true;
-    ro.coverage = &batched;
-    const TensorMap b = interp.run(x, ro);
-    EXPECT_GT(interp.last_batched_steps(), 0u);
-    EXPECT_EQ(a.at("C").data, b.at("C").data);
-    EXPECT_EQ(scalar.counts, batched.counts);
-    std::sort(scalar.operands.begin(), scalar.operands.end());
-    std::sort(batched.operands.begin(), batched.operands.end());
-    EXPECT_EQ(scalar.operands, batched.operands);
-    std::uint32_t evaluated = 0;  // the exp's probe: evaluated only where A <= D
-    for (std::size_t c = 0; c < 16; ++c) evaluated += scalar.counts[scalar.counts.size() - 32 + c];
-    EXPECT_GT(evaluated, 0u);
-    EXPECT_LT(evaluated, 300u);
-  }
 }
 
 TEST(Guided, ConformInputKeepsTheDrawsDomain) {
@@ -251,19 +160,19 @@ TEST(Guided, GuidedDrawsReachAConjunctionOfExactValues) {
       "B^{2}_{tx=0}[C^{f32,g}_{tx}=if_then_else(A^{f32,g}_{0}==3.0&A^{f32,g}_{1}==5.0&A^{f32,g}_{2}==7.0,1.0,0.0);];",
       k);
   auto m = make_task("B^{2}_{tx=0}[C^{f32,g}_{tx}=0.0;];", k);
-  EquivOptions cli = guided_cli_options(0);
-  const EquivResult without = check_equivalence(t, m, cli);
+  Options cli = guided_cli_options(0);
+  const Result without = check_equivalence(t, m, cli);
   EXPECT_TRUE(without.equivalent) << without.message;
   EXPECT_EQ(without.guided_inputs, 0u);
-  cli.guided_inputs_if_cheap = kCheapGuidedInputs;
-  const EquivResult r = check_equivalence(t, m, cli);
+  cli.guided.draws = kCheapGuidedInputs;
+  const Result r = check_equivalence(t, m, cli);
   ASSERT_FALSE(r.equivalent) << r.message;
   EXPECT_TRUE(r.code == "E504" || r.code == "E505") << r.message;
   EXPECT_NE(r.message.find("guided draw "), std::string::npos) << r.message;
   EXPECT_GT(r.guided_kept, 2u);
   EXPECT_LE(r.guided_inputs, kCheapGuidedInputs);
   // Equivalent programs stay equivalent; the verdict counts the guided draws.
-  const EquivResult self = check_equivalence(t, t, cli);
+  const Result self = check_equivalence(t, t, cli);
   EXPECT_TRUE(self.equivalent) << self.message;
   EXPECT_GT(self.guided_inputs, 0u);
   EXPECT_NE(self.message.find(std::to_string(self.guided_inputs) + " guided draw(s), "), std::string::npos)
@@ -282,7 +191,7 @@ TEST(Guided, NoGuidedDrawOnAProgramOverTheBudget) {
   const std::vector<ir::KnownBuffer> k{in("A", {512, 1024}), in("C", {512, 1024}), out("D", {512, 1024})};
   auto t = make_task("L^{512}_{a=0}L^{1024}_{c=0}[D^{f32,g}_{a,c}=exp(A^{f32,g}_{a,c}-C^{f32,g}_{a,c});];", k);
   auto m = make_task("L^{512}_{a=0}L^{1024}_{c=0}[D^{f32,g}_{a,c}=exp(A^{f32,g}_{a,c})*exp(0.0-C^{f32,g}_{a,c});];", k);
-  const EquivResult r = check_equivalence(t, m, guided_cli_options(kCheapGuidedInputs));
+  const Result r = check_equivalence(t, m, guided_cli_options(kCheapGuidedInputs));
   EXPECT_TRUE(r.equivalent) << r.message;
   EXPECT_EQ(r.guided_inputs, 0u);
   EXPECT_EQ(r.message.find("guided"), std::string::npos) << r.message;
@@ -291,7 +200,7 @@ TEST(Guided, NoGuidedDrawOnAProgramOverTheBudget) {
   const std::vector<ir::KnownBuffer> small{in("A", {64}), in("C", {64}), out("D", {64})};
   auto ts = make_task("L^{64}_{a=0}[D^{f32,g}_{a}=exp(A^{f32,g}_{a}-C^{f32,g}_{a});];", small);
   auto ms = make_task("L^{64}_{a=0}[D^{f32,g}_{a}=exp(A^{f32,g}_{a})*exp(0.0-C^{f32,g}_{a});];", small);
-  const EquivResult rs = check_equivalence(ts, ms, guided_cli_options(kCheapGuidedInputs));
+  const Result rs = check_equivalence(ts, ms, guided_cli_options(kCheapGuidedInputs));
   EXPECT_TRUE(rs.equivalent) << rs.message;
   EXPECT_GT(rs.guided_inputs, 0u);
 }
@@ -301,15 +210,15 @@ TEST(Guided, NoGuidedDrawOnAProgramOverTheBudget) {
 // had found inputs where the rewrite's extra additions cancel (a 3.6e-12 difference on an f64 value of 2e-5, an
 // f16 partial sum rounding to 0). They are equivalent by construction; the checker with guided draws accepts them.
 TEST(Guided, RoundingDifferencesOfClassRRewritesAreNotReported) {
-  const std::filesystem::path dir = std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "interp" / "guided_rounding";
+  const std::filesystem::path dir = std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "equiv" / "guided_rounding";
   int n = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     SCOPED_TRACE(e.path().string());
     std::ifstream f(e.path());
     const auto j = nlohmann::json::parse(f);
     const ir::Task t = ir::parse_task(j.at("original").dump()), c = ir::parse_task(j.at("candidate").dump());
-    const EquivOptions cli = guided_cli_options(kCheapGuidedInputs);
-    const EquivResult r = check_equivalence(t, c, cli);
+    const Options cli = guided_cli_options(kCheapGuidedInputs);
+    const Result r = check_equivalence(t, c, cli);
     EXPECT_TRUE(r.equivalent) << r.message;
     EXPECT_GT(r.guided_inputs, 100u);
     ++n;
@@ -318,4 +227,4 @@ TEST(Guided, RoundingDifferencesOfClassRRewritesAreNotReported) {
 }
 
 }  // namespace
-}  // namespace steptp::interp
+}  // namespace steptp::equiv

@@ -1,4 +1,4 @@
-// Coverage-guided draws of the equivalence check (EquivOptions::guided_inputs_if_cheap): the input domains that
+// Coverage-guided draws of the equivalence check (Options::Guided, equiv/phase_guided.cpp): the input domains that
 // a mutated draw must respect, the coverage features of a run, and the mutation of a draw.
 //
 // The method is a greybox fuzzer's (AFL's havoc stage and hit-count buckets, libFuzzer's value profile) applied to
@@ -12,10 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
 #include "interp/splitmix64.hpp"
 
-namespace steptp::interp {
+namespace steptp::equiv {
 
 /// What make_inputs keeps true of one drawn buffer, and a mutated draw keeps too (LEIR.md §11 step 2).
 struct InputDomain {
@@ -83,8 +84,8 @@ inline constexpr int kTiePerturbUlps = 256;
 /// replacement: `H >= A` with A a copy of H, and H = (0.1 - F + 1) * G against 1.1 * G - F * G) shows on neither
 /// perturbed copy; one on a band of inputs wider than 2^8 ulps, which starts at the copied value, shows on one of
 /// them; one that needs an input to equal a literal or an integer (`A == 3.0`) keeps those elements
-/// (EquivOptions::guided_inputs_if_cheap).
+/// (Options::Guided).
 TensorMap perturb_float_inputs(const TensorMap& in, const std::map<std::string, InputDomain>& domains,
                                const std::vector<double>& literals, bool up, steptp_num::SplitMix64& g);
 
-}  // namespace steptp::interp
+}  // namespace steptp::equiv

@@ -1,4 +1,4 @@
-// The other side of the mutation check: `steptp equiv`'s checker (cli_checker_options) must accept legitimate
+// The other side of the mutation check: `steptp equiv`'s checker (equiv::cli_options) must accept legitimate
 // steps. Its typed runs, S draws and degenerate-output rule once rejected 24 of 2,746 strategy candidates of the
 // fuzzer's programs that the dataset's check accepted (bench/RESULTS.md, "Checker specificity"); none is now.
 #include <cmath>
@@ -7,19 +7,20 @@
 #include <string>
 #include <nlohmann/json.hpp>
 
-#include "interp/cli_checker.hpp"
-#include "interp/equivalence.hpp"
+#include "equiv/options.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/task.hpp"
-#include "interp_helpers.hpp"
+#include "interp/interp_helpers.hpp"
 
-namespace steptp::interp {
+namespace steptp::equiv {
 namespace {
-using namespace testing;
+using namespace interp::testing;
+using interp::RunOptions;
 using ir::DType;
 
 /// Typed checks on distribution W at the given seeds.
-EquivOptions typed_wide(std::vector<std::uint64_t> seeds) {
-  EquivOptions o;
+Options typed_wide(std::vector<std::uint64_t> seeds) {
+  Options o;
   o.typed = true;
   o.dists = {Distribution::Wide};
   o.seeds = std::move(seeds);
@@ -28,7 +29,7 @@ EquivOptions typed_wide(std::vector<std::uint64_t> seeds) {
 
 /// Output `name` of the candidate `c` and the original `t` in typed runs on every draw of `o` (its first
 /// distribution), element by element: what a typed check compares before its judging rules.
-std::vector<std::pair<double, double>> typed_pairs(const ir::Task& t, const ir::Task& c, const EquivOptions& o,
+std::vector<std::pair<double, double>> typed_pairs(const ir::Task& t, const ir::Task& c, const Options& o,
                                                    const std::string& name) {
   Interpreter it(t), ic(c);
   RunOptions ro;
@@ -42,7 +43,7 @@ std::vector<std::pair<double, double>> typed_pairs(const ir::Task& t, const ir::
   return v;
 }
 
-/// Every candidate in tests/interp/checker_false_rejections/ (a strategy candidate of a fuzzer program, class R or
+/// Every candidate in tests/equiv/checker_false_rejections/ (a strategy candidate of a fuzzer program, class R or
 /// D, that passed the dataset's check and that the checker at 2d2f021 rejected: typed rounding of an additive
 /// split, an f16 store that overflowed, an exp split overflowing f64 on an S draw, a sum that cancels to 1e-17 in
 /// one order and to 0 in the other, an output made constant by f16 rounding, a bool that an f32 underflow flipped;
@@ -52,14 +53,14 @@ std::vector<std::pair<double, double>> typed_pairs(const ir::Task& t, const ir::
 // Slow (about a minute under ASan): runs in `make unit` only; the rules' own tests below run under ASan too.
 TEST(CheckerSpecificitySlow, AcceptsTheLegitimateStepsItOnceRejected) {
   const std::filesystem::path dir =
-      std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "interp" / "checker_false_rejections";
+      std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "equiv" / "checker_false_rejections";
   int n = 0, still = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     SCOPED_TRACE(e.path().filename().string());
     std::ifstream f(e.path());
     const auto j = nlohmann::json::parse(f);
     const ir::Task t = ir::parse_task(j.at("original").dump()), c = ir::parse_task(j.at("candidate").dump());
-    const EquivResult r = check_equivalence(t, c, cli_checker_options());
+    const Result r = check_equivalence(t, c, cli_options());
     if (j.contains("still_rejected")) {
       EXPECT_FALSE(r.equivalent) << "fixed? then drop \"still_rejected\" from the file";
       EXPECT_NE(r.message.find("on guided draw"), std::string::npos) << r.message;
@@ -80,11 +81,11 @@ TEST(CheckerSpecificitySlow, AcceptsTheLegitimateStepsItOnceRejected) {
 // shifted by 1e-6), which no random draw of these seeds meets, is still found by a guided draw: the band starts at
 // the copied value, and one of the two moved copies lies inside it.
 TEST(CheckerSpecificity, AGuidedDrawsRoundingTieIsNotADifferenceButANarrowBandIs) {
-  std::ifstream f(std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "interp" / "checker_false_rejections" /
+  std::ifstream f(std::filesystem::path(STEPTP_SOURCE_DIR) / "tests" / "equiv" / "checker_false_rejections" /
                   "expand_collect_100352.json");
   const auto j = nlohmann::json::parse(f);
   const ir::Task t = ir::parse_task(j.at("original").dump()), c = ir::parse_task(j.at("candidate").dump());
-  const EquivResult r = check_equivalence(t, c, cli_checker_options());
+  const Result r = check_equivalence(t, c, cli_options());
   EXPECT_TRUE(r.equivalent) << r.message;
   EXPECT_NE(r.message.find("whose difference vanished with the float inputs moved by a few ulps (a rounding tie)"),
             std::string::npos) << r.message;
@@ -94,9 +95,9 @@ TEST(CheckerSpecificity, AGuidedDrawsRoundingTieIsNotADifferenceButANarrowBandIs
   const std::size_t at = leir.find(from);
   ASSERT_NE(at, std::string::npos);
   shifted["leir"] = leir.replace(at, from.size(), from + "+1e-6");
-  EquivOptions o = cli_checker_options();
+  Options o = cli_options();
   o.seeds = {6, 7, 8};
-  const EquivResult rs = check_equivalence(t, ir::parse_task(shifted.dump()), o);
+  const Result rs = check_equivalence(t, ir::parse_task(shifted.dump()), o);
   EXPECT_FALSE(rs.equivalent) << rs.message;
   EXPECT_NE(rs.message.find("on guided draw"), std::string::npos) << rs.message;
 }
@@ -107,17 +108,17 @@ TEST(CheckerSpecificity, TypedRoundingOfTheCandidateIsExcusedAndAChangedValueIsN
   const std::vector<ir::KnownBuffer> k{in("A", {8}, DType::F16), in("C", {8}, DType::F16), out("E", {8}, DType::F16)};
   const auto t = make_task("L^{8}_{a=0}[E^{f16,g}_{a}=A^{f16,g}_{a};];", k);
   const auto c = make_task("L^{8}_{a=0}[E^{f16,g}_{a}=A^{f16,g}_{a}+C^{f16,g}_{a}-C^{f16,g}_{a};];", k);
-  const EquivOptions typed_w = typed_wide({0, 1, 2, 3, 4, 5, 6, 7});
+  const Options typed_w = typed_wide({0, 1, 2, 3, 4, 5, 6, 7});
   // the typed runs do differ (C up to 2^6 makes the f16 sum round), so the rule is what accepts them
   double worst = 0;
   for (const auto& [a, b] : typed_pairs(t, c, typed_w, "E"))
     worst = std::max(worst, std::fabs(a - b) - 1e-2 * std::fabs(b));
   EXPECT_GT(worst, 1e-3);  // beyond the f16 tolerance somewhere
-  const EquivResult r = check_equivalence(t, c, typed_w);
+  const Result r = check_equivalence(t, c, typed_w);
   EXPECT_TRUE(r.equivalent) << r.message;
-  EXPECT_TRUE(check_equivalence(t, c, cli_checker_options()).equivalent);
+  EXPECT_TRUE(check_equivalence(t, c, cli_options()).equivalent);
   const auto wrong = make_task("L^{8}_{a=0}[E^{f16,g}_{a}=A^{f16,g}_{a}+C^{f16,g}_{a}-C^{f16,g}_{a}+0.125;];", k);
-  const EquivResult rw = check_equivalence(t, wrong, typed_w);
+  const Result rw = check_equivalence(t, wrong, typed_w);
   EXPECT_FALSE(rw.equivalent);
   EXPECT_EQ(rw.code, "E504");
 }
@@ -128,7 +129,7 @@ TEST(CheckerSpecificity, AnOverflowOfTheDeclaredTypesIsJudgedOnTheF64Values) {
   const std::vector<ir::KnownBuffer> k{in("A", {4}), out("D", {4})};
   const auto t = make_task("L^{4}_{a=0}[F^{f16,g}_{a}=A^{f32,g}_{a}*A^{f32,g}_{a};D^{f32,g}_{a}=F^{f16,g}_{a}*0.5;];", k);
   const auto c = make_task("L^{4}_{a=0}[D^{f32,g}_{a}=A^{f32,g}_{a}*A^{f32,g}_{a}*0.5;];", k);
-  EquivOptions typed_s;
+  Options typed_s;
   typed_s.typed = true;
   typed_s.dists = {Distribution::Skewed};
   typed_s.seeds.clear();
@@ -142,7 +143,7 @@ TEST(CheckerSpecificity, AnOverflowOfTheDeclaredTypesIsJudgedOnTheF64Values) {
     for (double v : o.at("D").data) infinite += std::isinf(v);
   }
   EXPECT_GT(infinite, 0);  // the original does overflow on these draws
-  const EquivResult r = check_equivalence(t, c, typed_s);
+  const Result r = check_equivalence(t, c, typed_s);
   EXPECT_TRUE(r.equivalent) << r.message;
   // a candidate that is wrong in f64 as well is still rejected on those draws
   const auto wrong = make_task("L^{4}_{a=0}[D^{f32,g}_{a}=A^{f32,g}_{a}*A^{f32,g}_{a}*0.75;];", k);
@@ -156,13 +157,13 @@ TEST(CheckerSpecificity, AnExpSplitThatOverflowsF64OnlyOnLargeDrawsIsAccepted) {
   const std::vector<ir::KnownBuffer> k{in("A", {64}), in("C", {64}), out("D", {64})};
   const auto t = make_task("L^{64}_{a=0}[D^{f32,g}_{a}=exp(A^{f32,g}_{a}-C^{f32,g}_{a});];", k);
   const auto c = make_task("L^{64}_{a=0}[D^{f32,g}_{a}=exp(A^{f32,g}_{a})*exp(0.0-C^{f32,g}_{a});];", k);
-  const EquivResult r = check_equivalence(t, c, cli_checker_options());
+  const Result r = check_equivalence(t, c, cli_options());
   EXPECT_TRUE(r.equivalent) << r.message;
   EXPECT_NE(r.message.find("infinite or NaN in one program only on draws near exp's f64 overflow point, not judged"),
             std::string::npos)
       << r.message;
   const auto nan = make_task("L^{64}_{a=0}[D^{f32,g}_{a}=exp(A^{f32,g}_{a}-C^{f32,g}_{a})+log(0.0-abs(A^{f32,g}_{a}));];", k);
-  const EquivResult rn = check_equivalence(t, nan, cli_checker_options());
+  const Result rn = check_equivalence(t, nan, cli_options());
   EXPECT_FALSE(rn.equivalent);
   EXPECT_NE(rn.message.find("seed 0, N"), std::string::npos) << rn.message;
 }
@@ -176,18 +177,18 @@ TEST(CheckerSpecificity, ABoolFlippedOnlyByTypedRoundingIsNotJudged) {
   const auto t = make_task(
       "L^{8}_{a=0}[F^{f16,g}_{a}=A^{f32,g}_{a}*A^{f32,g}_{a}*0.000001;H^{bool,g}_{a}=F^{f16,g}_{a}>0.0;];", k);
   const auto c = make_task("L^{8}_{a=0}[H^{bool,g}_{a}=A^{f32,g}_{a}*A^{f32,g}_{a}*0.000001>0.0;];", k);
-  const EquivOptions typed_w = typed_wide({0, 1, 2, 3});
+  const Options typed_w = typed_wide({0, 1, 2, 3});
   int flipped = 0;
   for (const auto& [a, b] : typed_pairs(t, c, typed_w, "H")) flipped += a != b;
   EXPECT_GT(flipped, 0);  // the typed runs do differ: the rule is what accepts them
-  const EquivResult r = check_equivalence(t, c, typed_w);
+  const Result r = check_equivalence(t, c, typed_w);
   EXPECT_TRUE(r.equivalent) << r.message;
   EXPECT_NE(r.message.find(std::to_string(flipped) +
                            " integer or bool element(s) flipped by the declared types' rounding only"),
             std::string::npos)
       << r.message;
   const auto moved = make_task("L^{8}_{a=0}[H^{bool,g}_{a}=A^{f32,g}_{a}*A^{f32,g}_{a}*0.000001>0.000001;];", k);
-  const EquivResult rm = check_equivalence(t, moved, typed_w);
+  const Result rm = check_equivalence(t, moved, typed_w);
   EXPECT_FALSE(rm.equivalent);
   EXPECT_EQ(rm.code, "E504");
 }
@@ -203,13 +204,13 @@ TEST(CheckerSpecificity, AComparisonThatDiffersOnlyWhereF64ExpUnderflowsIsJudged
       "L^{4}_{a=0}[D^{bool,g}_{a}=exp(0.0-abs(A^{f32,g}_{a}))>0.0;E^{i32,g}_{a}=C^{i32,g}_{a};];", k);
   const auto c = make_task(
       "L^{4}_{a=0}[D^{bool,g}_{a}=exp(1.0-abs(A^{f32,g}_{a}))>0.0;E^{i32,g}_{a}=C^{i32,g}_{a};];", k);
-  EquivOptions o;
+  Options o;
   o.fixed = std::make_shared<const TensorMap>(TensorMap{{"A", tensor({4}, {745.5, -745.5, 745.5, -745.5})}});
   TensorMap x = make_inputs(t, 0, Distribution::Normal);
   apply_fixed_inputs(x, *o.fixed);
   EXPECT_EQ(run(t, x).at("D").data, std::vector<double>(4, 0.0));  // exp(-745.5) underflows to 0 in f64
   EXPECT_EQ(run(c, x).at("D").data, std::vector<double>(4, 1.0));
-  const EquivResult r = check_equivalence(t, c, o);
+  const Result r = check_equivalence(t, c, o);
   EXPECT_TRUE(r.equivalent) << r.message;
   EXPECT_NE(r.message.find("integer or bool element(s) differing on draws near exp's f64 overflow point, judged "
                            "with the float inputs clamped to 2^9"),
@@ -217,11 +218,11 @@ TEST(CheckerSpecificity, AComparisonThatDiffersOnlyWhereF64ExpUnderflowsIsJudged
       << r.message;
   const auto wrong = make_task(
       "L^{4}_{a=0}[D^{bool,g}_{a}=exp(1.0-abs(A^{f32,g}_{a}))>0.0;E^{i32,g}_{a}=C^{i32,g}_{a}+1;];", k);
-  const EquivResult rw = check_equivalence(t, wrong, o);
+  const Result rw = check_equivalence(t, wrong, o);
   EXPECT_FALSE(rw.equivalent);
   EXPECT_NE(rw.message.find("seed 0, N, float inputs clamped to 512"), std::string::npos) << rw.message;
   EXPECT_EQ(rw.first_mismatch.clamped, 512.0);
 }
 
 }  // namespace
-}  // namespace steptp::interp
+}  // namespace steptp::equiv

@@ -8,13 +8,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "interp/guided.hpp"
-#include "interp/interpreter.hpp"
+#include "equiv/guided.hpp"
+#include "equiv/inputs.hpp"
 #include "interp/numeric.hpp"
 #include "interp/splitmix64.hpp"
 #include "ir/validate.hpp"
 
-namespace steptp::interp {
+namespace steptp::equiv {
 namespace {
 
 using steptp_num::SplitMix64;
@@ -376,4 +376,4 @@ void apply_fixed_inputs(TensorMap& inputs, const TensorMap& fixed) {
   }
 }
 
-}  // namespace steptp::interp
+}  // namespace steptp::equiv

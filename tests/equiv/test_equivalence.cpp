@@ -4,21 +4,22 @@
 #include <string>
 #include <nlohmann/json.hpp>
 
-#include "interp/equivalence.hpp"
+#include "equiv/equivalence.hpp"
 #include "ir/task.hpp"
-#include "interp_helpers.hpp"
+#include "interp/interp_helpers.hpp"
 
-namespace steptp::interp {
+namespace steptp::equiv {
 namespace {
-using namespace testing;
+using namespace interp::testing;
+using interp::RunOptions;
 using ir::DType;
 
 const char* kMatmul =
     "B^{8}_{tx=0}L^{8}_{a=0}L^{8}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];";
 std::vector<ir::KnownBuffer> matmul_known() { return {in("A", {8, 8}), in("C", {8, 8}), out("D", {8, 8})}; }
 
-EquivResult check(const std::string& a, const std::string& b, std::vector<ir::KnownBuffer> known,
-                  EquivOptions opt = {}) {
+Result check(const std::string& a, const std::string& b, std::vector<ir::KnownBuffer> known,
+                  Options opt = {}) {
   return check_equivalence(make_task(a, known), make_task(b, known), opt);
 }
 
@@ -34,7 +35,7 @@ TEST(Equivalence, HandSplitLoopIsAccepted) {
 
 TEST(Equivalence, ReorderedSumIsWithinToleranceButNotExact) {
   // typed: f32 additions round, so the summation order shows (in the default f64 mode these sums are exact)
-  EquivOptions typed;
+  Options typed;
   typed.typed = true;
   const std::vector<ir::KnownBuffer> k{in("A", {4, 64}), out("S", {4})};
   const std::string a = "B^{4}_{tx=0}L^{64}_{a=0}[S^{f32,g}_{tx}=S^{f32,g}_{tx}+A^{f32,g}_{tx,a};];";
@@ -42,7 +43,7 @@ TEST(Equivalence, ReorderedSumIsWithinToleranceButNotExact) {
   auto r = check(a, b, k, typed);
   EXPECT_TRUE(r.equivalent) << r.message;
   EXPECT_GT(r.max_abs_err, 0.0);
-  EquivOptions exact = typed;
+  Options exact = typed;
   exact.exact = true;
   auto e = check(a, b, k, exact);
   EXPECT_FALSE(e.equivalent);
@@ -258,14 +259,14 @@ TEST(Equivalence, SkewedDrawsUnmaskAnOrOverManyComparisons) {
                      "C^{f32,g}_{a,c}>0.0);];", k);
   auto m = make_task("L^{2}_{a=0}L^{64}_{c=0}[H^{bool,g}_{a}=max(H^{bool,g}_{a},log(abs(D^{f32,g})+1.0)>1.0|"
                      "C^{f32,g}_{a,c}>0.0);];", k);
-  EquivOptions many;
+  Options many;
   many.seeds.clear();
   for (std::uint64_t s = 0; s < 1000; ++s) many.seeds.push_back(s);
   EXPECT_TRUE(check_equivalence(t, m, many).equivalent);
-  EquivOptions cli;
-  cli.extra_seeds_if_insensitive = kAdaptiveExtraSeeds;
-  cli.extra_seeds_if_cheap = kCheapExtraSeeds;
-  const EquivResult r = check_equivalence(t, m, cli);
+  Options cli;
+  cli.adaptive.extra_seeds = kAdaptiveExtraSeeds;
+  cli.cheap.extra_seeds = kCheapExtraSeeds;
+  const Result r = check_equivalence(t, m, cli);
   EXPECT_FALSE(r.equivalent);
   EXPECT_NE(r.message.find(", S"), std::string::npos) << r.message;  // found by an S draw
   cli.skewed_further_draws = false;
@@ -334,14 +335,14 @@ TEST(Equivalence, BoundaryDrawsLocateANarrowThresholdBand) {
   const std::vector<ir::KnownBuffer> k{in("A", {6}), out("D", {6}, DType::Bool)};
   auto t = make_task("B^{6}_{tx=0}[E^{f32,s}=exp(0.0-abs(A^{f32,g}_{tx}));D^{bool,g}_{tx}=E^{f32,s}>1e-30;];", k);
   auto m = make_task("B^{6}_{tx=0}[E^{f32,s}=exp(1.0-abs(A^{f32,g}_{tx}));D^{bool,g}_{tx}=E^{f32,s}>1e-30;];", k);
-  EquivOptions cli;
-  cli.extra_seeds_if_insensitive = kAdaptiveExtraSeeds;
-  cli.extra_seeds_if_cheap = kCheapExtraSeeds;
-  const EquivResult without = check_equivalence(t, m, cli);
+  Options cli;
+  cli.adaptive.extra_seeds = kAdaptiveExtraSeeds;
+  cli.cheap.extra_seeds = kCheapExtraSeeds;
+  const Result without = check_equivalence(t, m, cli);
   EXPECT_TRUE(without.equivalent) << without.message;
   EXPECT_EQ(without.boundary_pairs, 0u);
-  cli.boundary_pairs_if_cheap = kCheapBoundaryPairs;
-  const EquivResult r = check_equivalence(t, m, cli);
+  cli.boundary.pairs = kCheapBoundaryPairs;
+  const Result r = check_equivalence(t, m, cli);
   ASSERT_FALSE(r.equivalent);
   EXPECT_EQ(r.code, "E504") << r.message;
   ASSERT_TRUE(r.has_mismatch);
@@ -365,7 +366,7 @@ TEST(Equivalence, BoundaryDrawsLocateANarrowThresholdBand) {
   EXPECT_NE(a, b);
   EXPECT_NEAR(std::fabs(x.at("A").data[static_cast<std::size_t>(at.index)]), 69.6, 0.5);  // in (69.08, 70.08]
   // Equivalent programs stay equivalent; the message counts the pairs.
-  const EquivResult self = check_equivalence(t, t, cli);
+  const Result self = check_equivalence(t, t, cli);
   EXPECT_TRUE(self.equivalent);
   EXPECT_EQ(self.boundary_pairs, kCheapBoundaryPairs);
   EXPECT_NE(self.message.find(std::to_string(kCheapBoundaryPairs) + " boundary pair(s), untyped and typed"),
@@ -382,12 +383,12 @@ TEST(Equivalence, LiteralDirectedDrawsCatchThresholdMutants) {
   auto t = make_task("B^{16}_{tx=0}[D^{bool,g}_{tx}=A^{f32,g}_{tx}>5;];", k);
   auto m = make_task("B^{16}_{tx=0}[D^{bool,g}_{tx}=A^{f32,g}_{tx}>6;];", k);
   EXPECT_EQ(comparison_literals(t.program, m.program), (std::vector<double>{0, 1, 5, 6, 5, 6, 5, 6}));
-  EquivOptions nu;
+  Options nu;
   nu.dists = {Distribution::Normal, Distribution::Uniform};
   EXPECT_TRUE(check_equivalence(t, m, nu).equivalent);
-  EquivOptions lit;
+  Options lit;
   lit.dists = {Distribution::Literal};
-  const EquivResult r = check_equivalence(t, m, lit);
+  const Result r = check_equivalence(t, m, lit);
   EXPECT_FALSE(r.equivalent);
   EXPECT_EQ(r.code, "E504") << r.message;  // elements in (5, 6] (5, 5 * (1 + 2^-5)) differ
   EXPECT_FALSE(check_equivalence(t, m).equivalent);  // the default draws include K
@@ -408,14 +409,14 @@ TEST(Equivalence, LiteralDirectedDrawsCombineTwoLiterals) {
     for (double v : in.at("A").data) ratios += v == 25.25;
   }
   EXPECT_GT(ratios, 0);
-  EquivOptions lit;
+  Options lit;
   lit.dists = {Distribution::Literal};
-  const EquivResult r = check_equivalence(t, m, lit);
+  const Result r = check_equivalence(t, m, lit);
   EXPECT_FALSE(r.equivalent);
   EXPECT_EQ(r.code, "E504") << r.message;
 }
 
-// Adaptive draws (EquivOptions::extra_seeds_if_insensitive): a mutant the fuzzer found (seed 70054, change_literal
+// Adaptive draws (equiv::Options::Adaptive): a mutant the fuzzer found (seed 70054, change_literal
 // `>=4` -> `>=5` on a bool output from i16 inputs) passes the 12 default draws, where the output took one value;
 // the extension draws further seeds and rejects it. Outputs that vary draw no extra seed.
 TEST(Equivalence, AdaptiveDrawsExtendACheckWhoseOutputDidNotVary) {
@@ -429,17 +430,17 @@ TEST(Equivalence, AdaptiveDrawsExtendACheckWhoseOutputDidNotVary) {
                           rhs + R"(;];"})");
   };
   const ir::Task t = task("4"), m = task("5");
-  const EquivResult off = check_equivalence(t, m);  // library default: no extension
+  const Result off = check_equivalence(t, m);  // library default: no extension
   EXPECT_TRUE(off.equivalent) << off.message;
   EXPECT_EQ(off.extra_seeds, 0u);
-  EquivOptions on;
-  on.extra_seeds_if_insensitive = kAdaptiveExtraSeeds;
-  const EquivResult r = check_equivalence(t, m, on);
+  Options on;
+  on.adaptive.extra_seeds = kAdaptiveExtraSeeds;
+  const Result r = check_equivalence(t, m, on);
   EXPECT_FALSE(r.equivalent);
   EXPECT_EQ(r.code, "E505") << r.message;  // the mutant's scalar is false where the original's is true
   EXPECT_EQ(r.message, "candidate output E is all zeros on seed 3, N while the original's is not");
   EXPECT_EQ(r.first_mismatch.seed, 3u);
-  const EquivResult self = check_equivalence(t, t, on);  // nothing to find: all 8 further seeds are drawn
+  const Result self = check_equivalence(t, t, on);  // nothing to find: all 8 further seeds are drawn
   EXPECT_TRUE(self.equivalent);
   EXPECT_EQ(self.extra_seeds, kAdaptiveExtraSeeds);
   EXPECT_NE(self.message.find("equivalent on 11 seed(s) x {N,U,W,K} (8 added with S: an output element took < 3"), std::string::npos)
@@ -454,9 +455,9 @@ TEST(Equivalence, CheapChecksDrawOnUntypedAndTypedWithinTheirBudget) {
   // further seed, so all 61 fit in 2^20. A 1024^2 product (2^20 per run) gets none.
   const std::vector<ir::KnownBuffer> k{in("A", {16}), in("C", {16}), out("D", {16})};
   const ir::Task f = make_task("B^{16}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}*C^{f32,g}_{tx};];", k);
-  EquivOptions on;
-  on.extra_seeds_if_cheap = kCheapExtraSeeds;
-  const EquivResult self = check_equivalence(f, f, on);
+  Options on;
+  on.cheap.extra_seeds = kCheapExtraSeeds;
+  const Result self = check_equivalence(f, f, on);
   EXPECT_TRUE(self.equivalent);
   EXPECT_EQ(self.extra_seeds, kCheapExtraSeeds);
   EXPECT_NE(self.message.find("equivalent on 64 seed(s) x {N,U,W,K} (61 added with S, untyped and typed: a cheap check)"),
@@ -474,13 +475,13 @@ TEST(Equivalence, CheapChecksDrawOnUntypedAndTypedWithinTheirBudget) {
   const ir::Task o = make_task("B^{4}_{tx=0}[G^{f16,g}_{tx}=abs(A^{f32,g}_{tx})*0.0+70000.0;];B^{4}_{tx=0}[D^{i32,g}_{tx}="
                                "G^{f16,g}_{tx};];",
                                {in("A", {4}), out("D", {4}, DType::I32)});
-  EquivOptions typed;
+  Options typed;
   typed.typed = true;
   EXPECT_EQ(check_equivalence(o, o, typed).code, "E502");  // the premise: typed, the original fails
-  const EquivResult ov = check_equivalence(o, o, on);
+  const Result ov = check_equivalence(o, o, on);
   EXPECT_TRUE(ov.equivalent) << ov.message;
   EXPECT_EQ(ov.extra_seeds, kCheapExtraSeeds);
 }
 
 }  // namespace
-}  // namespace steptp::interp
+}  // namespace steptp::equiv
