@@ -50,7 +50,7 @@ int run_apply(const ApplyOpts& o) {
   if (!o.candidate.empty()) {
     one = strategy::parse_candidate_id(o.candidate);
     if (!one)
-      return fail("S002 malformed candidate id '" + o.candidate +
+      return fail(code_str(Code::S002) + " malformed candidate id '" + o.candidate +
                   "' (expected strategy@site{name=value,...}, e.g. loop_split@0/l2{outer=2})");
     if (!name.empty() && name != one->strategy)
       return usage_error("apply", "--strategy " + name + " does not match the candidate's strategy " + one->strategy);
@@ -152,7 +152,7 @@ CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
   o->params.add_options(sub);
   return [o, cand] {
     if (cand->count() > 0 && o->candidate.empty())
-      return fail("S002 empty candidate id (expected strategy@site{name=value,...})");
+      return fail(code_str(Code::S002) + " empty candidate id (expected strategy@site{name=value,...})");
     return run_apply(*o);
   };
 });

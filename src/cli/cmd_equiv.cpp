@@ -81,11 +81,11 @@ int equiv_cmd(const EquivArgs& x) {
   } else if (r.equivalent) {
     std::cout << "equivalent: " << r.message << "\n";
   } else {
-    std::cout << (r.code == "E502" ? "inconclusive" : "not equivalent") << ": LEIR-" << r.code << ": " << r.message
-              << "\n";
+    std::cout << (r.code == code_text(Code::E502) ? "inconclusive" : "not equivalent") << ": LEIR-" << r.code << ": "
+              << r.message << "\n";
   }
   if (r.equivalent) return 0;
-  return r.code == "E502" ? 2 : 1;
+  return r.code == code_text(Code::E502) ? 2 : 1;
 }
 
 const CommandRegistrar reg("21-equiv", [](CLI::App& app) -> RunFn {
