@@ -33,12 +33,7 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
       ->check(CLI::Range(0, 100000000));
   c->add_option("--remeasure-json", *remeasure_json, "write the re-measurement report (per record) to this JSON file");
   return [a, remeasure, remeasure_json]() {
-    dataset::AuditReport r;
-    try {
-      r = dataset::run_audit(*a);
-    } catch (const std::invalid_argument& e) {  // not a dataset directory: bad input
-      return fail(e.what());
-    }
+    const dataset::AuditReport r = dataset::run_audit(*a);  // not a dataset directory: D001-D004, exit 2
     for (const auto& p : r.problems) std::cout << "FAIL " << core::terminal_safe(p) << "\n";
     std::cout << fmt::format("audit {}: {} records ({} equivalence re-checks), {} chat lines, {} failures\n",
                              r.ok() ? "passed" : "FAILED", r.records, r.equivalence_checked, r.chat_lines, r.failures);
