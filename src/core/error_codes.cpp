@@ -8,7 +8,7 @@ namespace {
 
 constexpr CodeInfo kTable[] = {
 #define STEPTP_ERROR_CODE(id, text, family, kind, meaning) \
-  {Code::id, text, Family::family, ErrorKind::kind, meaning},
+  {Code::id, text, CodeFamily::family, ErrorKind::kind, meaning},
 #include "core/error_codes.def"
 #undef STEPTP_ERROR_CODE
 };
@@ -35,26 +35,26 @@ std::optional<Code> code_from_text(std::string_view text) {
   return std::nullopt;
 }
 
-std::string_view family_name(Family f) {
+std::string_view code_family_name(CodeFamily f) {
   switch (f) {
-    case Family::LeirSyntax: return "LEIR syntax";
-    case Family::LeirTask: return "LEIR task";
-    case Family::LeirFile: return "files";
-    case Family::LeirValidate: return "LEIR validation";
-    case Family::LeirWarning: return "LEIR warning";
-    case Family::LeirRun: return "LEIR interpreter";
-    case Family::LeirLower: return "LEIR lowering";
-    case Family::LeirEquiv: return "LEIR equivalence";
-    case Family::OnnxImport: return "ONNX import";
-    case Family::Dataset: return "dataset";
-    case Family::Strategy: return "strategy";
-    case Family::Usage: return "usage";
-    case Family::Uncoded: return "uncoded";
+    case CodeFamily::LeirSyntax: return "LEIR syntax";
+    case CodeFamily::LeirTask: return "LEIR task";
+    case CodeFamily::LeirFile: return "files";
+    case CodeFamily::LeirValidate: return "LEIR validation";
+    case CodeFamily::LeirWarning: return "LEIR warning";
+    case CodeFamily::LeirRun: return "LEIR interpreter";
+    case CodeFamily::LeirLower: return "LEIR lowering";
+    case CodeFamily::LeirEquiv: return "LEIR equivalence";
+    case CodeFamily::OnnxImport: return "ONNX import";
+    case CodeFamily::Dataset: return "dataset";
+    case CodeFamily::Strategy: return "strategy";
+    case CodeFamily::Usage: return "usage";
+    case CodeFamily::Uncoded: return "uncoded";
   }
   return "?";
 }
 
-std::string_view kind_name(ErrorKind k) {
+std::string_view error_kind_name(ErrorKind k) {
   switch (k) {
     case ErrorKind::User: return "user input";
     case ErrorKind::CheckFailed: return "check failed";
@@ -68,8 +68,8 @@ std::string render_codes_markdown() {
   std::string s = "| code | family | kind | exit | meaning |\n|---|---|---|---|---|\n";
   for (const auto& row : kTable) {
     if (row.text.empty()) continue;
-    s += "| " + std::string(row.text) + " | " + std::string(family_name(row.family)) + " | " +
-         std::string(kind_name(row.kind)) + " | " + std::to_string(row.exit_status()) + " | " +
+    s += "| " + std::string(row.text) + " | " + std::string(code_family_name(row.family)) + " | " +
+         std::string(error_kind_name(row.kind)) + " | " + std::to_string(row.exit_status()) + " | " +
          std::string(row.meaning) + " |\n";
   }
   return s;

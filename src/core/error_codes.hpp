@@ -17,7 +17,7 @@ enum class Code : std::uint16_t {
 };
 
 /// Where a code comes from.
-enum class Family : std::uint8_t {
+enum class CodeFamily : std::uint8_t {
   LeirSyntax,    // E0xx: lexer and parser
   LeirTask,      // E101-E105: the task JSON
   LeirFile,      // E107-E109, E115, E116: reading inputs, writing outputs, workload names
@@ -63,7 +63,7 @@ constexpr int exit_status(ErrorKind k) {
 struct CodeInfo {
   Code id;
   std::string_view text;  // the code as printed (E504); empty for the uncoded rows
-  Family family;
+  CodeFamily family;
   ErrorKind kind;
   std::string_view meaning;
   int exit_status() const { return steptp::exit_status(kind); }
@@ -80,9 +80,9 @@ inline std::string code_str(Code c) { return std::string(code_text(c)); }
 /// The code spelt `text` (E504), or nullopt when no row has it ("" included).
 std::optional<Code> code_from_text(std::string_view text);
 /// "LEIR syntax", "dataset", ...: a family's name in the rendered tables.
-std::string_view family_name(Family f);
+std::string_view code_family_name(CodeFamily f);
 /// "user input", "check failed", "internal", "warning".
-std::string_view kind_name(ErrorKind k);
+std::string_view error_kind_name(ErrorKind k);
 
 /// The Markdown table of every coded row (docs/errors.md, between its `codes` markers): code, family, kind, exit
 /// status, meaning; one line a row, ending in a newline.

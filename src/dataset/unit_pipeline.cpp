@@ -251,7 +251,7 @@ class UnitRunner {
       copy.program = ir::parse_program(e.after_leir);  // the printed text must parse back
       ir::validate_or_throw(copy);
     } catch (const ir::LeirError& x) {
-      const bool syntax = info(x.id()).family == Family::LeirSyntax;  // E0xx: the text does not parse back
+      const bool syntax = steptp::info(x.id()).family == CodeFamily::LeirSyntax;  // E0xx: the text does not parse back
       return bad("S5", syntax ? "parse_error" : "resolve_error", x.diag().headline());
     }
     try {
