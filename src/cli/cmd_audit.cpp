@@ -61,13 +61,7 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
         };
         std::cout << fmt::format("  {:<15} {:>8} {:>8} {:>8}\n", v, get("faster"), get("neutral"), get("slower"));
       }
-      if (!remeasure_json->empty()) {
-        try {
-          ir::write_file_atomic(*remeasure_json, dataset::dump_py(rr.to_json()) + "\n");
-        } catch (const std::exception& e) {
-          return fail_exception(e);
-        }
-      }
+      if (!remeasure_json->empty()) ir::write_file_atomic(*remeasure_json, dataset::dump_py(rr.to_json()) + "\n");
     }
     return r.ok() ? 0 : 1;
   };

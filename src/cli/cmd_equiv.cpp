@@ -50,14 +50,10 @@ int equiv_cmd(const EquivArgs& x) {
     }
   }
   interp::EquivOptions opt;
-  try {
-    opt.fixed = x.params.load(x.a, a);  // the original's stored weights (both tasks share the known signature)
-    if (opt.fixed)
-      std::cerr << "equiv: " << opt.fixed->size()
-                << " buffer(s) hold the original's stored values (the candidate's sidecar is not read)\n";
-  } catch (const std::exception& e) {
-    return fail_exception(e);
-  }
+  opt.fixed = x.params.load(x.a, a);  // the original's stored weights (both tasks share the known signature)
+  if (opt.fixed)
+    std::cerr << "equiv: " << opt.fixed->size()
+              << " buffer(s) hold the original's stored values (the candidate's sidecar is not read)\n";
   if (!x.seeds.empty()) opt.seeds = x.seeds;
   opt.extra_seeds_if_insensitive = x.extra_seeds;
   opt.extra_seeds_if_cheap = x.cheap_seeds;
