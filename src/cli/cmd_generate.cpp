@@ -15,6 +15,7 @@
 #include "cli/work_budget.hpp"
 #include "core/text.hpp"
 #include "dataset/config.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "dataset/generate.hpp"
 #include "runtime/node_slots.hpp"
 
