@@ -74,8 +74,6 @@ int run_apply(const ApplyOpts& o) {
     }
   } catch (const ir::LeirError& e) {
     return fail_in(o.file, e);
-  } catch (const std::exception& e) {
-    return fail_exception(e);
   }
   std::vector<strategy::Candidate> cands;
   if (one) {
@@ -115,12 +113,8 @@ int run_apply(const ApplyOpts& o) {
     }
     out << rec.dump() << "\n";
   }
-  try {
-    if (o.out.empty()) std::cout << out.str();
-    else ir::write_file_atomic(o.out, out.str());
-  } catch (const std::exception& e) {
-    return fail_exception(e);
-  }
+  if (o.out.empty()) std::cout << out.str();
+  else ir::write_file_atomic(o.out, out.str());
   std::cerr << cands.size() << " candidate(s)" << (failures ? ", " + std::to_string(failures) + " failed" : "")
             << "\n";
   return failures ? 1 : 0;

@@ -38,17 +38,15 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
     std::cout << fmt::format("audit {}: {} records ({} equivalence re-checks), {} chat lines, {} failures\n",
                              r.ok() ? "passed" : "FAILED", r.records, r.equivalence_checked, r.chat_lines, r.failures);
     if (*remeasure > 0) {
-      dataset::RemeasureReport rr;
-      try {
-        const bool tty = isatty(2);
-        rr = dataset::remeasure(a->dir, *remeasure, [tty](std::size_t done, std::size_t total) {
-          if (tty) std::cerr << fmt::format("\rremeasure: {}/{} records", done, total) << (done == total ? "\n" : "")
-                             << std::flush;
-          else if (done % 25 == 0 || done == total) std::cerr << fmt::format("remeasure: {}/{} records\n", done, total);
-        });
-      } catch (const std::exception& e) {
-        return fail_exception(e);
-      }
+      const bool tty = isatty(2);
+      const dataset::RemeasureReport rr =
+          dataset::remeasure(a->dir, *remeasure, [tty](std::size_t done, std::size_t total) {
+            if (tty)
+              std::cerr << fmt::format("\rremeasure: {}/{} records", done, total) << (done == total ? "\n" : "")
+                        << std::flush;
+            else if (done % 25 == 0 || done == total)
+              std::cerr << fmt::format("remeasure: {}/{} records\n", done, total);
+          });
       std::cout << fmt::format("remeasure: {} of {} measured records re-timed, {} kept their verdict ({:.1f}%), {} failed\n",
                                rr.rows.size(), rr.measured_records, rr.kept, 100.0 * rr.kept_share(), rr.failed);
       std::cout << "  recorded -> now   faster  neutral   slower\n";
