@@ -50,7 +50,7 @@ int run_apply(const ApplyOpts& o) {
   if (!o.candidate.empty()) {
     one = strategy::parse_candidate_id(o.candidate);
     if (!one)
-      return fail("S002 malformed candidate id '" + o.candidate +
+      return fail(code_str(Code::S002) + " malformed candidate id '" + o.candidate +
                   "' (expected strategy@site{name=value,...}, e.g. loop_split@0/l2{outer=2})");
     if (!name.empty() && name != one->strategy)
       return usage_error("apply", "--strategy " + name + " does not match the candidate's strategy " + one->strategy);
@@ -74,8 +74,6 @@ int run_apply(const ApplyOpts& o) {
     }
   } catch (const ir::LeirError& e) {
     return fail_in(o.file, e);
-  } catch (const std::exception& e) {
-    return fail_exception(e);
   }
   std::vector<strategy::Candidate> cands;
   if (one) {
@@ -115,12 +113,8 @@ int run_apply(const ApplyOpts& o) {
     }
     out << rec.dump() << "\n";
   }
-  try {
-    if (o.out.empty()) std::cout << out.str();
-    else ir::write_file_atomic(o.out, out.str());
-  } catch (const std::exception& e) {
-    return fail_exception(e);
-  }
+  if (o.out.empty()) std::cout << out.str();
+  else ir::write_file_atomic(o.out, out.str());
   std::cerr << cands.size() << " candidate(s)" << (failures ? ", " + std::to_string(failures) + " failed" : "")
             << "\n";
   return failures ? 1 : 0;
@@ -152,7 +146,7 @@ CommandRegistrar reg("41-apply", [](CLI::App& app) -> RunFn {
   o->params.add_options(sub);
   return [o, cand] {
     if (cand->count() > 0 && o->candidate.empty())
-      return fail("S002 empty candidate id (expected strategy@site{name=value,...})");
+      return fail(code_str(Code::S002) + " empty candidate id (expected strategy@site{name=value,...})");
     return run_apply(*o);
   };
 });

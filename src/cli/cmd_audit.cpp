@@ -33,27 +33,20 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
       ->check(CLI::Range(0, 100000000));
   c->add_option("--remeasure-json", *remeasure_json, "write the re-measurement report (per record) to this JSON file");
   return [a, remeasure, remeasure_json]() {
-    dataset::AuditReport r;
-    try {
-      r = dataset::run_audit(*a);
-    } catch (const std::invalid_argument& e) {  // not a dataset directory: bad input
-      return fail(e.what());
-    }
+    const dataset::AuditReport r = dataset::run_audit(*a);  // not a dataset directory: D001-D004, exit 2
     for (const auto& p : r.problems) std::cout << "FAIL " << core::terminal_safe(p) << "\n";
     std::cout << fmt::format("audit {}: {} records ({} equivalence re-checks), {} chat lines, {} failures\n",
                              r.ok() ? "passed" : "FAILED", r.records, r.equivalence_checked, r.chat_lines, r.failures);
     if (*remeasure > 0) {
-      dataset::RemeasureReport rr;
-      try {
-        const bool tty = isatty(2);
-        rr = dataset::remeasure(a->dir, *remeasure, [tty](std::size_t done, std::size_t total) {
-          if (tty) std::cerr << fmt::format("\rremeasure: {}/{} records", done, total) << (done == total ? "\n" : "")
-                             << std::flush;
-          else if (done % 25 == 0 || done == total) std::cerr << fmt::format("remeasure: {}/{} records\n", done, total);
-        });
-      } catch (const std::exception& e) {
-        return fail_exception(e);
-      }
+      const bool tty = isatty(2);
+      const dataset::RemeasureReport rr =
+          dataset::remeasure(a->dir, *remeasure, [tty](std::size_t done, std::size_t total) {
+            if (tty)
+              std::cerr << fmt::format("\rremeasure: {}/{} records", done, total) << (done == total ? "\n" : "")
+                        << std::flush;
+            else if (done % 25 == 0 || done == total)
+              std::cerr << fmt::format("remeasure: {}/{} records\n", done, total);
+          });
       std::cout << fmt::format("remeasure: {} of {} measured records re-timed, {} kept their verdict ({:.1f}%), {} failed\n",
                                rr.rows.size(), rr.measured_records, rr.kept, 100.0 * rr.kept_share(), rr.failed);
       std::cout << "  recorded -> now   faster  neutral   slower\n";
@@ -66,13 +59,7 @@ const CommandRegistrar reg("43-audit", [](CLI::App& app) -> RunFn {
         };
         std::cout << fmt::format("  {:<15} {:>8} {:>8} {:>8}\n", v, get("faster"), get("neutral"), get("slower"));
       }
-      if (!remeasure_json->empty()) {
-        try {
-          ir::write_file_atomic(*remeasure_json, dataset::dump_py(rr.to_json()) + "\n");
-        } catch (const std::exception& e) {
-          return fail_exception(e);
-        }
-      }
+      if (!remeasure_json->empty()) ir::write_file_atomic(*remeasure_json, dataset::dump_py(rr.to_json()) + "\n");
     }
     return r.ok() ? 0 : 1;
   };

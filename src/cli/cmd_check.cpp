@@ -37,15 +37,11 @@ std::string warn_suffix(std::size_t n) {
 
 int run_check(const CheckOpts& o) {
   std::vector<ir::TaskOrError> tasks;
-  try {
-    tasks = ir::read_tasks_jsonl(o.file);
-  } catch (const std::exception& e) {
-    return fail_exception(e);
-  }
-  if (tasks.empty()) return fail("LEIR-E101 at " + o.file + ": no tasks (the file is empty)");
+  tasks = ir::read_tasks_jsonl(o.file);
+  if (tasks.empty()) return fail(ir::make_diag(Code::E101, "no tasks (the file is empty)", 0, o.file).headline());
   // A file none of whose lines is even JSON is bad input overall (exit 2), not a failed check.
   bool any_json = false;
-  for (const auto& te : tasks) any_json = any_json || te.ok || te.error.code != "E101";
+  for (const auto& te : tasks) any_json = any_json || te.ok || te.error.code != code_text(Code::E101);
   if (!any_json) {
     const std::string all = ir::read_file(o.file);
     std::size_t pos = 0;
@@ -56,8 +52,10 @@ int run_check(const CheckOpts& o) {
       pos = nl + 1;
     }
     if (!any_json)  // the first line's own parse error says where, as `run` and `lower` do for a whole file
-      return fail(fmt::format("LEIR-E101 at {}: not JSONL (no line is a JSON value; line {}: {})", o.file,
-                              tasks.front().line, tasks.front().error.message));
+      return fail(ir::make_diag(Code::E101, fmt::format("not JSONL (no line is a JSON value; line {}: {})",
+                                                        tasks.front().line, tasks.front().error.message),
+                                0, o.file)
+                      .headline());
   }
   int failed = 0;
   bool refused = false;  // some line over the input limits: bad input, exit 2

@@ -61,7 +61,8 @@ int run_score(const Args& a) {
   std::unique_ptr<cost::CostModel> m =
       a.model == "analytical" ? cost::make_analytical_model(machine) : cost::load_cost_model(a.model);
   const auto tasks = ir::read_tasks_jsonl(a.tasks);
-  if (tasks.empty()) return fail("LEIR-E101 at " + a.tasks + ": no tasks (the file is empty)");  // as `check`
+  if (tasks.empty())  // as `check`
+    return fail(ir::make_diag(Code::E101, "no tasks (the file is empty)", 0, a.tasks).headline());
   for (const auto& t : tasks)
     if (!t.ok) return fail(a.tasks + ": " + t.error.headline());
   std::vector<std::string> lines;

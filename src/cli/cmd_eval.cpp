@@ -104,12 +104,8 @@ const CommandRegistrar reg("44-eval", [](CLI::App& app) -> RunFn {
     eval::EvalResult r;
     try {
       r = eval::run_eval(*o);
-    } catch (const eval::EvalUsageError& e) {
+    } catch (const eval::EvalUsageError& e) {  // other errors: exit 2 through fail_exception (main)
       return usage_error("eval", e.what());
-    } catch (const eval::EvalInputError& e) {
-      return fail(e.what());
-    } catch (const policy::PolicyError& e) {
-      return fail(e.what());
     }
     print_summary(r.summary, o->out_dir);
     return 0;
@@ -132,8 +128,6 @@ const CommandRegistrar reg_gold("45-gold-replay", [](CLI::App& app) -> RunFn {
       lines = eval::gold_replay(*dir, *split);
     } catch (const eval::EvalUsageError& e) {
       return usage_error("gold-replay", e.what());
-    } catch (const eval::EvalInputError& e) {
-      return fail(e.what());
     }
     std::string text;
     std::size_t replies = 0;

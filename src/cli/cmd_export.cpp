@@ -38,14 +38,10 @@ const CommandRegistrar reg("42-export", [](CLI::App& app) -> RunFn {
   c->add_option("--config", a->config, "configuration file whose filter section replaces the stored one");
   c->add_option("--filter-seed", a->filter_seed, "seed of the S10 streams");
   return [a]() {
-    try {
-      auto in = dataset::load_export_input(a->out);
-      if (!a->config.empty()) in.filter = with_config_file(a->config, in.filter);
-      if (a->filter_seed) in.filter.filter_seed = *a->filter_seed;
-      dataset::export_dataset(a->out, std::move(in));
-    } catch (const std::exception& e) {
-      return fail_exception(e);
-    }
+    auto in = dataset::load_export_input(a->out);  // D codes: exit 2 (fail_exception)
+    if (!a->config.empty()) in.filter = with_config_file(a->config, in.filter);
+    if (a->filter_seed) in.filter.filter_seed = *a->filter_seed;
+    dataset::export_dataset(a->out, std::move(in));
     std::cout << "exported " << a->out << "\n";
     return 0;
   };

@@ -17,11 +17,7 @@ struct FmtOpts {
 
 int run_fmt(const FmtOpts& o) {
   std::string all;
-  try {
-    all = ir::read_file(o.file);
-  } catch (const std::exception& e) {
-    return fail_exception(e);
-  }
+  all = ir::read_file(o.file);
   std::string result;
   int changed = 0, bad = 0;
   std::size_t line = 0, pos = 0;

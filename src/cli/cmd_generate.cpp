@@ -15,6 +15,7 @@
 #include "cli/work_budget.hpp"
 #include "core/text.hpp"
 #include "dataset/config.hpp"
+#include "dataset/dataset_dir.hpp"
 #include "dataset/generate.hpp"
 #include "runtime/node_slots.hpp"
 
@@ -70,6 +71,8 @@ int run_mpi(const dataset::GenConfig& gen, const dataset::FilterConfig& filter, 
   int rc = 0;
   try {
     rc = report(dataset::run_generate(gen, filter, o), o.jobs, prefix);
+  } catch (const dataset::DatasetDirError& e) {
+    rc = fail(prefix + e.what());
   } catch (const std::invalid_argument& e) {
     rc = fail(prefix + e.what());
   } catch (const std::exception& e) {
@@ -98,11 +101,7 @@ int run(GenerateArgs& a) {
   dataset::GenConfig gen = a.config.empty() ? dataset::GenConfig::small_default() : dataset::GenConfig{};
   dataset::FilterConfig filter;
   if (a.config.empty()) filter = dataset::FilterConfig::small_default();
-  try {
-    if (!a.config.empty()) dataset::load_config_file(a.config, gen, filter);
-  } catch (const std::exception& e) {
-    return fail_exception(e);
-  }
+  if (!a.config.empty()) dataset::load_config_file(a.config, gen, filter);
   if (!a.workloads.empty()) gen.workloads = a.workloads;
   if (!a.onnx.empty()) gen.onnx_dirs = a.onnx;
   if (a.onnx_whole) gen.onnx_whole = true;
@@ -154,11 +153,7 @@ int run(GenerateArgs& a) {
     return usage_error("generate", "--mpi and --shard exclude each other (--mpi gives rank r of s the shard r/s)");
   if (a.mpi && !mpi_available()) return fail(kNoMpiMessage);
   if (const int mj = a.measure_jobs.value_or(a.mpi ? 1 : 0); mj > 0 && gen.measure) {
-    try {
-      runtime::set_node_measure_slots(mj, gen.threads);
-    } catch (const std::invalid_argument& e) {
-      return fail(e.what());
-    }
+    runtime::set_node_measure_slots(mj, gen.threads);
   }
   if (a.mpi) return run_mpi(gen, filter, o, !a.no_merge);
   if (!a.shard.empty()) {
@@ -170,11 +165,7 @@ int run(GenerateArgs& a) {
     o.shard_index = i;
     o.shard_count = n;
   }
-  try {
-    return report(dataset::run_generate(gen, filter, o), o.jobs, "");
-  } catch (const std::invalid_argument& e) {
-    return fail(e.what());
-  }
+  return report(dataset::run_generate(gen, filter, o), o.jobs, "");  // bad input, D codes: exit 2 (fail_exception)
 }
 
 const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {

@@ -104,8 +104,6 @@ int run_import(const ImportOpts& o) {
     return 0;
   } catch (const ir::LeirError& e) {
     return fail(e.diag().headline());
-  } catch (const std::exception& e) {
-    return fail_exception(e);
   }
 }
 

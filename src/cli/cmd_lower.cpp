@@ -36,8 +36,6 @@ int run_lower(const LowerOpts& o) {
     else return usage_error("lower", "unknown target '" + o.target + "' (tir, c, cuda)");
   } catch (const ir::LeirError& e) {
     return fail_in(o.file, e);
-  } catch (const std::exception& e) {
-    return fail_exception(e);
   }
   if (o.check) {
     if (o.target == "tir") return usage_error("lower", "--check supports --target c and cuda");
@@ -47,11 +45,7 @@ int run_lower(const LowerOpts& o) {
       return fail_in(o.file, e);
     }
     runtime::LowerCheckOptions co;
-    try {
-      co.fixed = o.params.load(o.file, t);
-    } catch (const std::exception& e) {
-      return fail_exception(e);
-    }
+    co.fixed = o.params.load(o.file, t);
     co.limits.timeout_seconds = o.timeout;
     co.interp.max_steps = o.budget.max_steps;
     co.interp.progress = make_progress("lower --check: interpreter run", ir::statement_executions(t.program),

@@ -75,8 +75,6 @@ int run_measure(const std::string& file, const std::string& other, runtime::Meas
     return r.ok ? 0 : 1;
   } catch (const ir::LeirError& e) {
     return fail_in(current, e);
-  } catch (const std::exception& e) {
-    return fail_exception(e);
   }
 }
 

@@ -27,17 +27,9 @@ const CommandRegistrar reg("47-report", [](CLI::App& app) -> RunFn {
   c->add_option("-o,--output", o->out, "the HTML file to write (atomically; an existing link, FIFO or device is never "
                 "replaced: E115)")->capture_default_str();
   return [o]() {
-    std::string html;
-    try {
-      html = report::render_report(o->dirs);
-    } catch (const std::exception& e) {  // a directory of no known kind, unreadable input, gnuplot missing
-      return fail_exception(e);
-    }
-    try {
-      ir::write_file_atomic(o->out, html);
-    } catch (const std::exception& e) {
-      return fail_exception(e);
-    }
+    // A directory of no known kind, unreadable input, gnuplot missing, E115: exit 2 (fail_exception).
+    const std::string html = report::render_report(o->dirs);
+    ir::write_file_atomic(o->out, html);
     std::cout << "report: " << o->out << "\n";
     return 0;
   };

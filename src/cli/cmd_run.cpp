@@ -54,20 +54,13 @@ int run_cmd(const RunArgs& a) {
     task = ir::read_task_file(a.path);
   } catch (const ir::LeirError& e) {
     return fail_in(a.path, e);
-  } catch (const std::exception& e) {
-    return fail_exception(e);
   }
   try {
     a.budget.check(task);
   } catch (const ir::LeirError& e) {
     return fail_in(a.path, e);
   }
-  std::shared_ptr<const interp::TensorMap> fixed;
-  try {
-    fixed = a.params.load(a.path, task);
-  } catch (const std::exception& e) {
-    return fail_exception(e);
-  }
+  const std::shared_ptr<const interp::TensorMap> fixed = a.params.load(a.path, task);
   try {
     interp::Interpreter in(task);
     const equiv::Distribution dist = dists.front();
@@ -113,8 +106,6 @@ int run_cmd(const RunArgs& a) {
   } catch (const ir::LeirError& e) {
     std::cerr << core::terminal_safe(e.diag().full()) << "\n";
     return 2;
-  } catch (const std::exception& e) {
-    return fail_exception(e);
   }
 }
 

@@ -89,11 +89,7 @@ int run_emit(const WlOpts& o) {
   if (o.out.empty()) {
     std::cout << text;
   } else {
-    try {
-      ir::write_file_atomic(o.out, text);
-    } catch (const std::exception& e) {
-      return fail_exception(e);
-    }
+    ir::write_file_atomic(o.out, text);  // E115, E116: exit 2 (fail_exception)
   }
   return 0;
 }

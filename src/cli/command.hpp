@@ -32,13 +32,15 @@ std::vector<RegisteredCommand>& command_registry();
 /// Prints "steptp: error: <msg>" to stderr (one line, core::terminal_safe) and returns 2.
 int fail(const std::string& msg);
 
-/// An exception that reached a command's top level: fail() (exit 2) when core::is_input_error, else one line
-/// "steptp: internal error: <what> (...)" and core::kExitInternal (70).
+/// An exception that reached a command's top level, and the one place that maps it to an exit status
+/// (core::exit_status_of): a steptp::Error by its code's kind (user input 2, check failed 1), the other input errors
+/// (core::is_input_error) 2, each printed by fail(); anything else is one line "steptp: internal error: <what>
+/// (...)" and core::kExitInternal (70). main() calls it for every exception a command's run function lets through.
 int fail_exception(const std::exception& e);
 
 /// A command-line usage error (a flag value or combination the command refuses): fail() with the stable code U001
-/// located at the command, "U001 at `steptp generate`: --timer must be real or fixed", like CLI11's own parse
-/// errors (main.cpp); an empty `command` is the top level ("U001 at `steptp`: ...").
+/// located at the command (U001 at `steptp generate`: --timer must be real or fixed), like CLI11's own parse
+/// errors (main.cpp); an empty `command` is the top level (U001 at `steptp`: ...).
 int usage_error(const std::string& command, const std::string& msg);
 
 /// fail() with a diagnostic about `file`: "FILE: LEIR-E002 at 65: ...", or the headline alone when the diagnostic

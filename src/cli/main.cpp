@@ -5,6 +5,7 @@
 
 #include "cli/command.hpp"
 #include "core/allocator.hpp"
+#include "core/error_codes.hpp"
 #include "core/exit_status.hpp"
 #include "core/text.hpp"
 
@@ -25,14 +26,19 @@ int fail(const std::string& msg) {
 }
 
 int fail_exception(const std::exception& e) {
-  if (steptp::core::is_input_error(e)) return fail(e.what());
+  const int status = steptp::core::exit_status_of(e);  // the one mapping of exceptions to exit statuses
+  if (status != steptp::core::kExitInternal) {
+    fail(e.what());
+    return status;
+  }
   std::cerr << "steptp: internal error: " << steptp::core::terminal_safe(e.what())
             << " (a bug in steptp, not in the input: please report it with the command line)\n";
   return steptp::core::kExitInternal;
 }
 
 int usage_error(const std::string& command, const std::string& msg) {
-  return fail("U001 at `steptp" + (command.empty() ? "" : " " + command) + "`: " + msg);
+  return fail(steptp::code_str(steptp::Code::U001) + " at `steptp" + (command.empty() ? "" : " " + command) +
+              "`: " + msg);
 }
 
 int fail_in(const std::string& file, const ir::LeirError& e) {

@@ -84,7 +84,7 @@ std::map<std::string, std::size_t> index_record_ids(const std::vector<ojson>& ar
     const std::string id = archive[i]["record_id"];
     auto [it, fresh] = by_id.emplace(id, i);
     if (!fresh)
-      problem("D006", "archive/all.jsonl:" + std::to_string(i + 1),
+      problem(code_str(Code::D006), "archive/all.jsonl:" + std::to_string(i + 1),
               "duplicate record_id " + id + " (lines " + std::to_string(it->second + 1) + " and " +
                   std::to_string(i + 1) + ")");
   }
@@ -204,7 +204,7 @@ void check_stats(const std::string& dir, const ojson& manifest, const std::vecto
     have = ojson::parse(ir::read_file(sp));
   } catch (const std::exception&) {
     std::error_code ec;
-    problem("D007", "stats.json", fs::is_regular_file(sp, ec) ? "not valid JSON" : "missing");
+    problem(code_str(Code::D007), "stats.json", fs::is_regular_file(sp, ec) ? "not valid JSON" : "missing");
     return;
   }
   std::map<std::string, std::int64_t> counters;
@@ -220,12 +220,13 @@ void check_stats(const std::string& dir, const ojson& manifest, const std::vecto
     want = expected_stats(archive, std::move(rejects), counters, GenConfig::from_json(manifest.at("config").at("gen")),
                           FilterConfig::from_json(manifest.at("config").at("filter")));
   } catch (const std::exception& e) {
-    problem("D007", "stats.json", std::string("cannot be recomputed from the records: ") + clip(e.what()));
+    problem(code_str(Code::D007), "stats.json",
+            std::string("cannot be recomputed from the records: ") + clip(e.what()));
     return;
   }
   std::string d = first_difference(have, want, "");
   if (!d.empty()) {
-    problem("D007", "stats.json", "differs from the statistics of the records at " + d);
+    problem(code_str(Code::D007), "stats.json", "differs from the statistics of the records at " + d);
     return;
   }
   std::string md;
@@ -233,7 +234,8 @@ void check_stats(const std::string& dir, const ojson& manifest, const std::vecto
     md = ir::read_file((fs::path(dir) / "stats.md").string());
   } catch (const std::exception&) {
   }
-  if (md != render_stats_md(want)) problem("D007", "stats.md", "differs from the statistics of the records");
+  if (md != render_stats_md(want))
+    problem(code_str(Code::D007), "stats.md", "differs from the statistics of the records");
 }
 
 /// D008: files named like write_file_atomic's temporary files (`NAME.tmp.PID`), anywhere under `dir`.
@@ -247,8 +249,9 @@ void check_stray_temp_files(const std::string& dir, const Problem& problem) {
   }
   std::sort(stray.begin(), stray.end());
   for (const auto& s : stray)
-    problem("D008", s, "stray temporary file (a writer was killed before renaming it, or is still writing; "
-                       "`steptp generate` or `steptp export` removes it once that process has exited)");
+    problem(code_str(Code::D008), s,
+            "stray temporary file (a writer was killed before renaming it, or is still writing; "
+            "`steptp generate` or `steptp export` removes it once that process has exited)");
 }
 
 }  // namespace

@@ -132,14 +132,14 @@ void load_config_file(const std::string& path, GenConfig& gen, FilterConfig& fil
   try {
     text = ir::read_file(path);
   } catch (const ir::LeirError& e) {  // E108 unreadable, E107 over the read limit
-    throw DatasetDirError("D011", path, e.diag().message);
+    throw DatasetDirError(Code::D011, path, e.diag().message);
   }
   try {
     apply_config(ojson::parse(text), gen, filter);
   } catch (const ojson::exception& e) {  // parse_error, 406 for a number like 1e999, a mistyped value
-    throw DatasetDirError("D011", path, e.what());
+    throw DatasetDirError(Code::D011, path, e.what());
   } catch (const std::invalid_argument& e) {
-    throw DatasetDirError("D011", path, e.what());
+    throw DatasetDirError(Code::D011, path, e.what());
   }
 }
 

@@ -13,34 +13,36 @@ namespace steptp::dataset {
 
 namespace fs = std::filesystem;
 
+DatasetDirError::DatasetDirError(Code c, std::string location, const std::string& message)
+    : DatasetDirError(code_str(c), std::move(location), message) {}
+
 DatasetDirError::DatasetDirError(std::string code, std::string location, const std::string& message)
-    : std::invalid_argument(code + " at " + location + ": " + message),
-      code_(std::move(code)),
-      location_(std::move(location)) {}
+    : Error(code_or(code), message, Location{0, location}, code + " at " + location + ": " + message),
+      code_(std::move(code)) {}
 
 ojson read_manifest(const std::string& dir) {
   std::error_code ec;
-  if (!fs::exists(dir, ec)) throw DatasetDirError("D001", dir, "no such dataset directory");
+  if (!fs::exists(dir, ec)) throw DatasetDirError(Code::D001, dir, "no such dataset directory");
   if (!fs::is_directory(dir, ec))
-    throw DatasetDirError("D001", dir, "not a directory (give the directory `steptp generate --out` wrote)");
+    throw DatasetDirError(Code::D001, dir, "not a directory (give the directory `steptp generate --out` wrote)");
   const fs::path mp = fs::path(dir) / "manifest.json";
   if (!fs::is_regular_file(mp, ec)) {
     if (fs::is_directory(fs::path(dir) / "shards", ec))
-      throw DatasetDirError("D004", dir, "no manifest.json; this holds shards: run `steptp merge --out " + dir +
+      throw DatasetDirError(Code::D004, dir, "no manifest.json; this holds shards: run `steptp merge --out " + dir +
                                              "` first");
-    throw DatasetDirError("D001", dir, "not a steptp dataset (no manifest.json; run `steptp generate`)");
+    throw DatasetDirError(Code::D001, dir, "not a steptp dataset (no manifest.json; run `steptp generate`)");
   }
   std::ifstream in(mp);
   ojson m = ojson::parse(in, nullptr, false);
   if (m.is_discarded() || !m.is_object())
-    throw DatasetDirError("D003", mp.string(), "not a steptp manifest (not a JSON object)");
+    throw DatasetDirError(Code::D003, mp.string(), "not a steptp manifest (not a JSON object)");
   return m;
 }
 
 std::string require_file(const std::string& dir, const std::string& rel, const std::string& what) {
   const std::string p = (fs::path(dir) / rel).string();
   std::error_code ec;
-  if (!fs::is_regular_file(p, ec)) throw DatasetDirError("D002", p, what + " is missing");
+  if (!fs::is_regular_file(p, ec)) throw DatasetDirError(Code::D002, p, what + " is missing");
   return p;
 }
 
@@ -71,13 +73,13 @@ std::vector<std::string> remove_stale_temp_files(const std::string& dir, const s
 
 std::vector<ojson> read_jsonl(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw DatasetDirError("D002", path, "missing or unreadable");
+  if (!in) throw DatasetDirError(Code::D002, path, "missing or unreadable");
   std::vector<ojson> v;
   std::string line;
   for (int no = 1; ir::getline_bounded(in, line, path); ++no) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     ojson j = ojson::parse(line, nullptr, false);
-    if (j.is_discarded()) throw DatasetDirError("D003", path + ":" + std::to_string(no), "not a JSON line");
+    if (j.is_discarded()) throw DatasetDirError(Code::D003, path + ":" + std::to_string(no), "not a JSON line");
     v.push_back(std::move(j));
   }
   return v;

@@ -19,19 +19,24 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/json_text.hpp"
 
 namespace steptp::dataset {
 
-/// Bad dataset input. what() is "CODE at LOCATION: MESSAGE"; LOCATION is a path, or path:line for a bad line.
-class DatasetDirError : public std::invalid_argument {
+/// Bad dataset input: a steptp::Error whose what() is "CODE at LOCATION: MESSAGE"; LOCATION (where().path) is a
+/// path, or path:line for a bad line.
+class DatasetDirError : public Error {
  public:
+  DatasetDirError(Code c, std::string location, const std::string& message);
+  /// A code given as text (tests; a text that is no code is an uncoded input error).
   DatasetDirError(std::string code, std::string location, const std::string& message);
+  /// The code's text, D001 (id() is the enumerator).
   const std::string& code() const { return code_; }
-  const std::string& location() const { return location_; }
+  const std::string& location() const { return where().path; }
 
  private:
-  std::string code_, location_;
+  std::string code_;
 };
 
 /// `dir`/manifest.json, parsed. Throws D001 when `dir` is missing, not a directory or has no manifest.json

@@ -1,4 +1,5 @@
 #include "dataset/equiv.hpp"
+#include "core/error_codes.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -145,7 +146,7 @@ EquivOutcome check_against(const ir::Task& after, const Reference& ref, char cls
       elements = el;
     }
   } catch (const ir::LeirError& e) {
-    o.reason = e.code() == "E303" || e.code().rfind("E3", 0) == 0 ? "runtime_crash" : "resolve_error";
+    o.reason = steptp::info(e.id()).family == CodeFamily::LeirRun ? "runtime_crash" : "resolve_error";
     o.detail = e.diag().headline();
     return o;
   } catch (const std::exception& e) {

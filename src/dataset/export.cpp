@@ -34,7 +34,7 @@ struct Writer {
       fs::create_directories(p.parent_path());
       ir::write_file_atomic(p.string(), content);
     } catch (const std::exception& e) {
-      throw DatasetDirError("D010", p.string(), std::string("cannot write the file: ") + e.what());
+      throw DatasetDirError(Code::D010, p.string(), std::string("cannot write the file: ") + e.what());
     }
     files.emplace_back(rel, sha256_hex(content));
   }
@@ -111,7 +111,7 @@ void export_dataset(const std::string& out_dir, ExportInput in) {
   try {
     ir::write_file_atomic((fs::path(out_dir) / "manifest.json").string(), dump_pretty(m));
   } catch (const std::exception& e) {
-    throw DatasetDirError("D010", (fs::path(out_dir) / "manifest.json").string(),
+    throw DatasetDirError(Code::D010, (fs::path(out_dir) / "manifest.json").string(),
                           std::string("cannot write the file: ") + e.what());
   }
 }
@@ -156,7 +156,7 @@ std::vector<std::pair<std::string, std::string>> manifest_problems(const std::st
 
 /// `what` at `where` as D003 (a file or line that is not what steptp wrote).
 [[noreturn]] void not_written_by_steptp(const std::string& where, const std::string& what) {
-  throw DatasetDirError("D003", where, what);
+  throw DatasetDirError(Code::D003, where, what);
 }
 
 }  // namespace
@@ -172,7 +172,7 @@ ExportInput load_export_input(const std::string& out_dir) {
   const std::string mp = (fs::path(out_dir) / "manifest.json").string();
   for (const auto& [file, what] : manifest_problems(out_dir)) {
     if (file == "manifest.json") not_written_by_steptp(mp, what);
-    throw DatasetDirError("D009", (fs::path(out_dir) / file).string(),
+    throw DatasetDirError(Code::D009, (fs::path(out_dir) / file).string(),
                           what + " (re-create the dataset with `steptp generate`)");
   }
   ExportInput in;

@@ -53,7 +53,7 @@ void report_plan_rejects(const std::vector<Unit>& units, const std::vector<Rejec
     if (r.stage == "S1") {
       s1.push_back(r.unit + ": " + r.reason + (r.detail.empty() ? "" : ": " + r.detail));
       if (lead.empty() && r.reason == "unknown_workload" && r.detail.empty())
-        lead = "LEIR-E109 at " + r.unit + ": unknown workload (see `steptp workloads list`); ";
+        lead = ir::make_diag(Code::E109, "unknown workload (see `steptp workloads list`)", 0, r.unit).headline() + "; ";
     }
   if (units.empty() && !s1.empty()) {
     std::string list;
@@ -239,10 +239,10 @@ void run_merge(const std::string& out, std::vector<std::string> shard_dirs, bool
   std::set<std::int64_t> seen;
   for (const auto& d : shard_dirs) {
     fs::path mp = fs::path(d) / "manifest.json";
-    if (!fs::exists(mp)) throw DatasetDirError("D004", d, "shard is incomplete (no manifest.json)");
+    if (!fs::exists(mp)) throw DatasetDirError(Code::D004, d, "shard is incomplete (no manifest.json)");
     ojson m = ojson::parse(ir::read_file(mp.string()), nullptr, false);
-    if (m.is_discarded() || !m.is_object()) throw DatasetDirError("D003", mp.string(), "not a steptp manifest");
-    if (!m.value("complete", false)) throw DatasetDirError("D004", d, "shard is incomplete (a rerun resumes it)");
+    if (m.is_discarded() || !m.is_object()) throw DatasetDirError(Code::D003, mp.string(), "not a steptp manifest");
+    if (!m.value("complete", false)) throw DatasetDirError(Code::D004, d, "shard is incomplete (a rerun resumes it)");
     std::int64_t n = m["shard"]["count"], i = m["shard"]["index"];
     if (count < 0) {
       count = n;

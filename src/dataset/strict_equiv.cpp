@@ -1,4 +1,5 @@
 #include "dataset/strict_equiv.hpp"
+#include "core/error_codes.hpp"
 
 #include <chrono>
 
@@ -67,7 +68,7 @@ StrictOutcome strict_check(const ir::Task& root, const Reference* ref, const ir:
   o.detail = fmt::format("{} wide and literal-directed draws", draws);
   if (static_cast<std::uint64_t>(statement_instances(root)) + answer <= kStrictFullCheckPerDraw) {
     const equiv::Result r = full_check(root, after, cfg_draws, task_key, cfg.full);
-    if (!r.equivalent && r.code != "E502") {  // E502: the root fails on a draw, inconclusive (LEIR.md §11 step 3)
+    if (!r.equivalent && r.code != code_text(Code::E502)) {  // E502: the root fails on a draw, inconclusive (LEIR.md §11 step 3)
       o.ok = false;
       o.code = r.code;
       o.detail = "steptp equiv's draws: " + r.message;

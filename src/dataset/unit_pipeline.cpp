@@ -234,7 +234,7 @@ class UnitRunner {
     try {
       ap = strategy::locked_apply(s, st.task, c);
     } catch (const strategy::StrategyError& x) {
-      return bad("S5", x.code() == "S003" ? "resolve_error" : "illegal", x.code() + ": " + x.what());
+      return bad("S5", x.id() == Code::S003 ? "resolve_error" : "illegal", x.code() + ": " + x.what());
     } catch (const ir::LeirError& x) {
       return bad("S5", "resolve_error", x.diag().headline());
     } catch (const std::exception& x) {
@@ -251,7 +251,8 @@ class UnitRunner {
       copy.program = ir::parse_program(e.after_leir);  // the printed text must parse back
       ir::validate_or_throw(copy);
     } catch (const ir::LeirError& x) {
-      return bad("S5", x.code() < "E100" ? "parse_error" : "resolve_error", x.diag().headline());
+      const bool syntax = steptp::info(x.id()).family == CodeFamily::LeirSyntax;  // E0xx: the text does not parse back
+      return bad("S5", syntax ? "parse_error" : "resolve_error", x.diag().headline());
     }
     try {
       e.tir_tokens = approx_tokens(lower::lower_tir(ap.task));

@@ -28,9 +28,9 @@ Context::Context(const ir::Task& original_, const ir::Task& candidate_, const Op
   with_s = further.size() > opt.dists.size() ? " with S" : "";
 }
 
-Result Context::fail(const char* code, std::string msg) {
+Result Context::fail(Code code, std::string msg) {
   r.equivalent = false;
-  r.code = code;
+  r.code = code_str(code);
   r.message = std::move(msg);
   return r;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "equiv/equivalence.hpp"
+#include "core/error_codes.hpp"
 #include "equiv/guided.hpp"
 #include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
@@ -58,7 +59,7 @@ struct Context {
   std::optional<Result> early;
 
   /// Sets the verdict `code` with `msg` in `r` and returns a copy of `r`.
-  Result fail(const char* code, std::string msg);
+  Result fail(Code code, std::string msg);
   /// No mismatch and no degenerate output so far: the further phases run only then.
   bool passing() const { return degenerate.empty() && !r.has_mismatch; }
   /// Appends `what` to the message's list of added draws ("; " between entries).

@@ -122,7 +122,7 @@ struct DrawJudge {
       try {
         exact = c.A->run(in, f64);
       } catch (const std::exception& ex) {
-        c.early = c.fail("E502", "original fails to run in f64 (inconclusive) on " + where + ": " + error_text(ex));
+        c.early = c.fail(Code::E502, "original fails to run in f64 (inconclusive) on " + where + ": " + error_text(ex));
         return false;
       }
     }
@@ -250,14 +250,14 @@ bool judge_draw(Context& c, const TensorMap& in, const ErrLocation& at, TensorMa
   try {
     ob = c.A->run(in, c.ro);
   } catch (const std::exception& e) {
-    c.early = c.fail("E502", "original fails to run (inconclusive) on " + where + ": " + error_text(e));
+    c.early = c.fail(Code::E502, "original fails to run (inconclusive) on " + where + ": " + error_text(e));
     return false;
   }
   c.done_before += c.A->last_steps();
   try {
     oa = c.B->run(in, c.ro);
   } catch (const std::exception& e) {
-    c.early = c.fail("E503", "candidate fails to run on " + where + ": " + error_text(e));
+    c.early = c.fail(Code::E503, "candidate fails to run on " + where + ": " + error_text(e));
     return false;
   }
   c.done_before += c.B->last_steps();

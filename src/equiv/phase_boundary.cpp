@@ -81,7 +81,7 @@ struct Pair {
   bool compared(double t, TensorMap& b, TensorMap& a) {
     at.t = t;
     if (run_on(c, t == 1.0 ? x1 : point(t), at, b, a)) return true;
-    if (c.ro.typed && !c.opt.typed && c.early->code == "E502") {
+    if (c.ro.typed && !c.opt.typed && c.early->code == code_text(Code::E502)) {
       c.early.reset();
       skip = true;
       return true;

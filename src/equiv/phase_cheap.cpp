@@ -24,7 +24,7 @@ bool phase_cheap(Context& c) {
         if (c.r.has_mismatch || run_draw(c, c.next, dist)) continue;
         // An original that cannot run in §8.2 precision on this draw (an f16 overflow into a conversion) gives
         // no verdict here; an untyped check does not become inconclusive because of it.
-        if (typed && !opt.typed && c.early->code == "E502") {
+        if (typed && !opt.typed && c.early->code == code_text(Code::E502)) {
           c.early.reset();
           continue;
         }

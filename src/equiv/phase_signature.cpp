@@ -35,19 +35,19 @@ std::string describe_signature_difference(const ir::Task& a, const ir::Task& b) 
 
 bool phase_signature(Context& c) {
   if (c.original.known != c.candidate.known) {
-    c.early = c.fail("E501", "known signatures differ: " + describe_signature_difference(c.original, c.candidate));
+    c.early = c.fail(Code::E501, "known signatures differ: " + describe_signature_difference(c.original, c.candidate));
     return false;
   }
   try {
     c.A = std::make_unique<Interpreter>(c.original);
   } catch (const std::exception& e) {
-    c.early = c.fail("E502", "original is invalid (inconclusive): " + error_text(e));
+    c.early = c.fail(Code::E502, "original is invalid (inconclusive): " + error_text(e));
     return false;
   }
   try {
     c.B = std::make_unique<Interpreter>(c.candidate);
   } catch (const std::exception& e) {
-    c.early = c.fail("E503", "candidate is invalid: " + error_text(e));
+    c.early = c.fail(Code::E503, "candidate is invalid: " + error_text(e));
     return false;
   }
   if (c.opt.fixed) check_fixed_inputs(c.original, *c.opt.fixed);

@@ -20,11 +20,11 @@ Result verdict(Context& c) {
     c.note(std::to_string(c.range_flips) +
            " integer or bool element(s) differing on draws near exp's f64 overflow point, judged with the float "
            "inputs clamped to 2^9");
-  if (!c.degenerate.empty()) return c.fail("E505", c.degenerate);
+  if (!c.degenerate.empty()) return c.fail(Code::E505, c.degenerate);
   if (r.has_mismatch) {
     const auto& m = r.first_mismatch;
     const std::string where = draw_label(m) + (m.typed && !opt.typed ? ", typed" : "");
-    return c.fail("E504", std::to_string(c.mismatches) + " mismatching element(s); first " + c.first_name +
+    return c.fail(Code::E504, std::to_string(c.mismatches) + " mismatching element(s); first " + c.first_name +
                               " (flat " + std::to_string(m.index) + ") on " + where + ": candidate " + fmt_num(m.a) +
                               " vs original " + fmt_num(m.b) + "; max abs err " + fmt_num(r.max_abs_err) +
                               ", max rel err " + fmt_num(r.max_rel_err));

@@ -51,7 +51,7 @@ Dataset load_dataset(const std::string& dir, const std::string& split, int only_
                                                   "the " + split + " split's prompt file");
   auto lines = dataset::read_jsonl(ppath);
   if (lines.empty())
-    throw dataset::DatasetDirError("D002", ppath, "empty prompt file (the " + split + " split has no tasks)");
+    throw dataset::DatasetDirError(Code::D002, ppath, "empty prompt file (the " + split + " split has no tasks)");
   std::map<std::string, std::shared_ptr<TaskContext>> tasks;
   for (const auto& rec : dataset::read_jsonl(dir + "/archive/" + split + ".jsonl")) {
     std::string tid = rec.value("task_id", "");

@@ -23,16 +23,16 @@ namespace steptp::eval {
 /// Bad input of an eval (unknown split, a malformed prompt line, unknown policy, bad option values): the CLI prints
 /// the message as one line and exits 2. A dataset directory that is not one (no manifest, missing or empty split
 /// file, a line that is not JSON) is a dataset::DatasetDirError (D001-D003) instead.
-class EvalInputError : public std::runtime_error {
+class EvalInputError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit EvalInputError(const std::string& msg, Code c = Code::UncodedInput) : Error(c, msg) {}
 };
 
 /// The EvalInputErrors that are command-line usage errors (a flag value or combination eval refuses: --samples 0,
 /// an unknown split or timer, --policy replay without --replay): the CLI prints them with code U001.
 class EvalUsageError : public EvalInputError {
  public:
-  using EvalInputError::EvalInputError;
+  explicit EvalUsageError(const std::string& msg) : EvalInputError(msg, Code::U001) {}
 };
 
 struct EvalOptions {

@@ -59,7 +59,7 @@ const Workload* find_workload(std::string_view name) {
 
 const Workload& find_workload_or_throw(std::string_view name) {
   if (const Workload* w = find_workload(name)) return *w;
-  throw ir::LeirError("E109", "unknown workload (see `steptp workloads list`)", 0, std::string(name));
+  throw ir::LeirError(Code::E109, "unknown workload (see `steptp workloads list`)", 0, std::string(name));
 }
 
 Params default_params(const Workload& w) {

@@ -1,4 +1,5 @@
 #include "fuzz/differential.hpp"
+#include "core/error_codes.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -91,7 +92,7 @@ std::string lower_text_error(const Task& t) {
     try {
       (void)(which == 0 ? lower::lower_tir(t) : lower::lower_cuda(t));
     } catch (const LeirError& e) {
-      if (e.code().rfind("E4", 0) != 0) return (which ? "lower_cuda: " : "lower_tir: ") + e.diag().headline();
+      if (steptp::info(e.id()).family != CodeFamily::LeirLower) return (which ? "lower_cuda: " : "lower_tir: ") + e.diag().headline();
     } catch (const std::exception& e) {
       return std::string(which ? "lower_cuda: " : "lower_tir: ") + e.what();
     }
@@ -117,7 +118,7 @@ Outcome check_candidate(const strategy::StrategyInfo& s, const Task& t, const st
   try {
     ap = strategy::locked_apply(s, t, c);
   } catch (const strategy::StrategyError& e) {
-    if (e.code() == "S003") o.error = c.id() + ": S003 " + e.what();
+    if (e.id() == Code::S003) o.error = c.id() + ": " + code_str(Code::S003) + " " + e.what();
     else o.declined = true;
     return o;
   } catch (const std::exception& e) {

@@ -42,7 +42,7 @@ void Checker::access(Ctx& c, int buf, std::int64_t off, bool write) {
     }
     if (conflict) {
       const std::string v = loop_name(c, fr.slot);
-      raise(c, "E306",
+      raise(c, Code::E306,
             "element " + element_name(c, buf, off) + " is " + (write ? "written" : "read") + " in iteration " + v +
                 "=" + std::to_string(it) + " and " + (other_wrote ? "written" : "read") +
                 (other >= 0 ? " in iteration " + v + "=" + std::to_string(other) : " in another iteration") +
@@ -62,7 +62,7 @@ void Checker::scoped_read(Ctx& c, const RefInfo& r, std::int64_t off) {
   const ScopedRead& s = prog.scoped[static_cast<std::size_t>(r.scope_check)];
   const Stamps& w = stamps[static_cast<std::size_t>(r.buf)][static_cast<std::size_t>(off)];
   auto bad = [&](int ax, const char* what) {
-    raise(c, "E307",
+    raise(c, Code::E307,
           "read of " + std::string(what) + " buffer element " + element_name(c, r.buf, off) +
               " sees a value written in another iteration of the B loop bound to " + kAxis[ax]);
   };

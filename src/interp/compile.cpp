@@ -198,11 +198,11 @@ class Compiler {
   int slot(const std::string& v) const {
     for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
       if (it->first == v) return it->second;
-    throw ir::LeirError("E113", "unbound loop variable " + v);
+    throw ir::LeirError(Code::E113, "unbound loop variable " + v);
   }
   int buffer(const std::string& n) const {
     auto it = buf_index_.find(n);
-    if (it == buf_index_.end()) throw ir::LeirError("E205", "unknown buffer " + n);
+    if (it == buf_index_.end()) throw ir::LeirError(Code::E205, "unknown buffer " + n);
     return it->second;
   }
   DType type_of(const Expr& e) const {
@@ -243,7 +243,7 @@ class Compiler {
     std::int64_t r = 0;
     if (t == DType::Bool) r = v != 0.0;
     else if (!steptp_num::float_to_int(v, ir::dtype_bits(t), ir::is_signed_int(t), &r))
-      throw ir::LeirError("E216", "constant does not fit its type");
+      throw ir::LeirError(Code::E216, "constant does not fit its type");
     return inode(std::make_unique<ConstI>(r), t);
   }
   CE constant_int(std::int64_t v, DType t) {
@@ -327,7 +327,7 @@ class Compiler {
       case ExprKind::Call: return call(e, t, guarded);
       case ExprKind::Compare: return compare(e, guarded);
     }
-    throw ir::LeirError("E002", "unknown expression kind");
+    throw ir::LeirError(Code::E002, "unknown expression kind");
   }
 
   /// One AffI node for an i64 expression affine in loop variables (the tree of BinI nodes it replaces computes the
@@ -383,7 +383,7 @@ class Compiler {
         default: break;
       }
     }
-    throw ir::LeirError("E213", "operator " + std::string(ir::binop_text(e.bop)) + " on type " +
+    throw ir::LeirError(Code::E213, "operator " + std::string(ir::binop_text(e.bop)) + " on type " +
                                     std::string(ir::dtype_name(t)), e.offset);
   }
 
@@ -422,7 +422,7 @@ class Compiler {
       case Func::Erf: return fnode(std::make_unique<UnF<fop::Erf>>(std::move(x), p), t);
       default: break;
     }
-    throw ir::LeirError("E007", "unknown function", e.offset);
+    throw ir::LeirError(Code::E007, "unknown function", e.offset);
   }
 
   template <ir::CmpOp Op>
@@ -538,7 +538,7 @@ class Compiler {
     const int b = buffer(e.text);
     const BufDesc& d = out_->bufs[b];
     if (e.args.size() != d.shape.size())
-      throw ir::LeirError("E202", "rank mismatch for " + d.name, e.offset);
+      throw ir::LeirError(Code::E202, "rank mismatch for " + d.name, e.offset);
     if (!guarded && !checked_) {
       if (auto a = fuse(e, d)) {
         if (d.is_float) return fnode(make_aff<RefAffF, FNode>(*a, b, !d.read_only), d.dtype);

@@ -43,9 +43,9 @@ std::string element_name(const Ctx& c, int buf, std::int64_t off) {
   return s;
 }
 
-void raise(const Ctx& c, const char* code, const std::string& what) {
+void raise(const Ctx& c, Code code, const std::string& what) {
   ir::Diagnostic d;
-  d.code = code;
+  d.code = code_str(code);
   d.message = what;
   if (c.cur) {
     d.offset = c.cur->offset;
@@ -70,9 +70,10 @@ void check_step_budget(const ir::Task& task, std::uint64_t budget, std::string_v
   const std::uint64_t n = ir::statement_executions(task.program);
   if (n <= budget) return;
   const std::string est = n == ~std::uint64_t{0} ? std::string("over 1.8e19") : fmt::format("{:.3g}", double(n));
-  throw ir::LeirError("E309", fmt::format("work estimate {} statement executions per run exceeds the budget of {:.3g} "
-                                          "(raise it with {} N, 0 for no limit)",
-                                          est, double(budget), flag),
+  throw ir::LeirError(Code::E309,
+                      fmt::format("work estimate {} statement executions per run exceeds the budget of {:.3g} "
+                                  "(raise it with {} N, 0 for no limit)",
+                                  est, double(budget), flag),
                       1);
 }
 
@@ -96,7 +97,7 @@ void check_memory_budget(const ir::Task& task, std::uint64_t budget, std::string
   const std::uint64_t n = run_memory_bytes(task);
   if (n <= budget) return;
   const double mib = 1024.0 * 1024.0;
-  throw ir::LeirError("E310", fmt::format("memory estimate {:.4g} MiB for one run exceeds the budget of {:.4g} MiB "
+  throw ir::LeirError(Code::E310, fmt::format("memory estimate {:.4g} MiB for one run exceeds the budget of {:.4g} MiB "
                                           "(raise it with {} MIB, 0 for no limit)",
                                           double(n) / mib, double(budget) / mib, flag),
                       1);
@@ -105,17 +106,17 @@ void check_memory_budget(const ir::Task& task, std::uint64_t budget, std::string
 namespace detail {
 
 void step_limit_reached(Ctx& c) {
-  if (c.steps > c.hard_limit) raise(c, "E308", "step limit exceeded");
+  if (c.steps > c.hard_limit) raise(c, Code::E308, "step limit exceeded");
   if (c.opt && c.opt->progress) c.opt->progress(c.steps);
   const std::uint64_t every = c.opt && c.opt->progress_every ? c.opt->progress_every : ~std::uint64_t{0};
   c.limit = c.hard_limit - c.limit < every ? c.hard_limit : c.limit + every;  // calls after k * every steps
 }
 
 void raise_uninit(const Ctx& c, int buf, std::int64_t off) {
-  raise(c, "E301", "read of uninitialised element " + element_name(c, buf, off));
+  raise(c, Code::E301, "read of uninitialised element " + element_name(c, buf, off));
 }
 void raise_oob(const Ctx& c, int buf, std::int64_t off) {
-  raise(c, "E302", "flat index " + std::to_string(off) + " out of bounds for " +
+  raise(c, Code::E302, "flat index " + std::to_string(off) + " out of bounds for " +
                        (c.desc ? (*c.desc)[static_cast<std::size_t>(buf)].name : std::string("buffer")));
 }
 
@@ -125,7 +126,7 @@ std::int64_t generic_offset(const RefInfo& r, Ctx& c) {
     const std::int64_t v = r.entries[k]->i(c);
     if (r.check_dim[k] && (v < 0 || v >= r.shape[k])) {
       const std::string name = c.desc ? (*c.desc)[static_cast<std::size_t>(r.buf)].name : std::string("buffer");
-      raise(c, "E302", "index " + std::to_string(v) + " out of bounds for dimension " + std::to_string(k) + " of " +
+      raise(c, Code::E302, "index " + std::to_string(v) + " out of bounds for dimension " + std::to_string(k) + " of " +
                            name + " (extent " + std::to_string(r.shape[k]) + ")");
     }
     off += v * r.strides[k];
@@ -341,7 +342,7 @@ TensorMap Interpreter::run(const TensorMap& inputs, const RunOptions& opt) const
         std::int64_t v = 0;
         if (d.dtype == ir::DType::Bool) v = src[k] != 0.0;
         else if (!tensor_value_to_int(src[k], d.dtype, &v))
-          raise(c, "E304", "input " + element_name(c, static_cast<int>(b), static_cast<std::int64_t>(k)) +
+          raise(c, Code::E304, "input " + element_name(c, static_cast<int>(b), static_cast<std::int64_t>(k)) +
                                " is not a valid " + std::string(ir::dtype_name(d.dtype)));
         ist[b].push_back(v);
       }
@@ -393,7 +394,7 @@ TensorMap Interpreter::run(const TensorMap& inputs, const RunOptions& opt) const
     if (!d.output) continue;
     for (std::size_t k = 0; k < ini[b].size(); ++k)
       if (!ini[b][k])
-        raise(c, "E305", "output element " + element_name(c, static_cast<int>(b), static_cast<std::int64_t>(k)) +
+        raise(c, Code::E305, "output element " + element_name(c, static_cast<int>(b), static_cast<std::int64_t>(k)) +
                              " was never written");
     Tensor t;
     t.dtype = d.dtype;

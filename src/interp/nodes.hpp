@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error_codes.hpp"
 #include "interp/numeric.hpp"
 #include "ir/ast.hpp"
 #include "ir/dtype.hpp"
@@ -147,7 +148,7 @@ void step_limit_reached(Ctx& c);
 
 /// Throws LeirError `code` with the current statement's offset, loop values and `what` (defined in
 /// interpreter.cpp).
-[[noreturn]] void raise(const Ctx& c, const char* code, const std::string& what);
+[[noreturn]] void raise(const Ctx& c, Code code, const std::string& what);
 /// "M[3,1]" for a flat element index of buffer `buf`.
 std::string element_name(const Ctx& c, int buf, std::int64_t off);
 
@@ -382,7 +383,7 @@ struct BinI final : INode {
   std::int64_t i(Ctx& c) const override {
     std::int64_t x = a->i(c), y = b->i(c), r = 0;
     if constexpr (Op == IOp::FDiv || Op == IOp::FMod) {
-      if (y == 0) raise(c, "E303", Op == IOp::FDiv ? "integer division by zero" : "integer modulo by zero");
+      if (y == 0) raise(c, Code::E303, Op == IOp::FDiv ? "integer division by zero" : "integer modulo by zero");
       r = divide(x, y);
     } else {
       r = apply(x, y);
@@ -491,8 +492,8 @@ struct F2I final : INode {
   std::int64_t i(Ctx& c) const override {
     double v = a->f(c);
     std::int64_t r = 0;
-    if (!steptp_num::float_to_int(v, t.bits, t.sgn, &r)) raise(c, "E304", "invalid float-to-integer conversion of " +
-                                                                           std::to_string(v));
+    if (!steptp_num::float_to_int(v, t.bits, t.sgn, &r))
+      raise(c, Code::E304, "invalid float-to-integer conversion of " + std::to_string(v));
     return r;
   }
   void ib(Ctx& c, const Batch& b, std::int64_t* o) const override;

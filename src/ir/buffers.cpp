@@ -29,14 +29,14 @@ bool well_formed(const Expr& e, DiagSink& sink) {
     case ExprKind::Compare: ok = n >= 2 && e.cmps.size() + 1 == n; break;
     case ExprKind::Call:
       if (static_cast<int>(n) != func_arity(e.fn)) {
-        sink.at(e, "E008", std::string(func_name(e.fn)) + " takes " + std::to_string(func_arity(e.fn)) +
+        sink.at(e, Code::E008, std::string(func_name(e.fn)) + " takes " + std::to_string(func_arity(e.fn)) +
                                " argument(s), got " + std::to_string(n));
         return false;
       }
       break;
   }
   if (!ok) {
-    sink.at(e, "E002", "malformed expression node");
+    sink.at(e, Code::E002, "malformed expression node");
     return false;
   }
   for (const auto& c : e.args) ok = well_formed(c, sink) && ok;
@@ -63,7 +63,7 @@ ProgramFacts collect(Program& p, DiagSink& sink) {
     c.loops = loops;
     c.top = top;
     if (s.lhs.kind != ExprKind::Ref) {
-      sink.at(s, "E002", "statement target is not a buffer reference");
+      sink.at(s, Code::E002, "statement target is not a buffer reference");
       c.well_formed = false;
     } else {
       bool ok = true;
@@ -119,7 +119,7 @@ void check_buffers(const Task& t, ProgramFacts& f, DiagSink& sink) {
     if (!b.first) {
       first = true;
       b.first = &r;
-      if (!is_valid_buffer_name(r.text)) sink.at(r, "E110",
+      if (!is_valid_buffer_name(r.text)) sink.at(r, Code::E110,
                                                  "invalid or reserved buffer name '" + r.text +
                                                      "' (a name matches [A-Z][a-z]*, does not start with B, L, P, "
                                                      "T, U or V, the loop kinds and TVMScript's alias, and is not "
@@ -129,29 +129,29 @@ void check_buffers(const Task& t, ProgramFacts& f, DiagSink& sink) {
     warned_scope.resize(f.bufs.size(), 0);
     const bool unsupported = !is_supported(r.dtype);
     if (unsupported)
-      sink.at(r, "E106", "unsupported dtype " + std::string(dtype_name(r.dtype)) + " for " + r.text);
+      sink.at(r, Code::E106, "unsupported dtype " + std::string(dtype_name(r.dtype)) + " for " + r.text);
     if (b.info.known) {
       if (!unsupported && r.dtype != b.info.dtype && !warned_dtype[bi]) {
         warned_dtype[bi] = 1;
-        sink.at(r, "W001", "superscript dtype " + std::string(dtype_name(r.dtype)) + " of known buffer " + r.text +
+        sink.at(r, Code::W001, "superscript dtype " + std::string(dtype_name(r.dtype)) + " of known buffer " + r.text +
                                " differs from its known dtype " + std::string(dtype_name(b.info.dtype)));
       }
       if (r.scope != Scope::Global && !warned_scope[bi]) {
         warned_scope[bi] = 1;
-        sink.at(r, "W002", "superscript scope " + std::string(scope_name(r.scope)) + " of known buffer " + r.text +
+        sink.at(r, Code::W002, "superscript scope " + std::string(scope_name(r.scope)) + " of known buffer " + r.text +
                                " is ignored (known buffers are global)");
       }
     } else if (!first) {
       if (r.dtype != b.info.dtype && !unsupported)
-        sink.at(r, "E203", "dtype " + std::string(dtype_name(r.dtype)) + " of " + r.text +
+        sink.at(r, Code::E203, "dtype " + std::string(dtype_name(r.dtype)) + " of " + r.text +
                                " disagrees with its first occurrence (" + std::string(dtype_name(b.info.dtype)) + ")");
       if (r.scope != b.info.scope)
-        sink.at(r, "E204", "scope " + std::string(scope_name(r.scope)) + " of " + r.text +
+        sink.at(r, Code::E204, "scope " + std::string(scope_name(r.scope)) + " of " + r.text +
                                " disagrees with its first occurrence (" + std::string(scope_name(b.info.scope)) + ")");
     }
     if (r.rank() != b.rank && !(first && !b.info.known)) {
       b.rank_error = true;
-      sink.at(r, "E202", "rank " + std::to_string(r.rank()) + " of " + r.text + " differs from " +
+      sink.at(r, Code::E202, "rank " + std::to_string(r.rank()) + " of " + r.text + " differs from " +
                              (b.info.known ? "its known shape's rank " : "its first occurrence's rank ") +
                              std::to_string(b.rank));
     }
@@ -159,7 +159,7 @@ void check_buffers(const Task& t, ProgramFacts& f, DiagSink& sink) {
     if (o.write) {
       f.stmt_target[o.stmt] = bi;
       if (b.info.known && b.info.role != Role::Output)
-        sink.at(r, "E201", "write to " + std::string(role_name(b.info.role)) + " " + r.text);
+        sink.at(r, Code::E201, "write to " + std::string(role_name(b.info.role)) + " " + r.text);
       if (!b.first_write) {
         b.first_write = &r;
         b.first_write_top = top;
@@ -173,15 +173,15 @@ void check_buffers(const Task& t, ProgramFacts& f, DiagSink& sink) {
     if (b.info.known) {
       const std::string path = "known[" + std::to_string(b.known_index) + "]";
       if (b.info.role == Role::Output && !b.first_write)
-        sink.at_path(path, "E210", "output " + b.info.name + " is never written");
+        sink.at_path(path, Code::E210, "output " + b.info.name + " is never written");
       if (b.info.role != Role::Output && !b.read)
-        sink.at_path(path, "W004", std::string(role_name(b.info.role)) + " " + b.info.name + " is never read");
+        sink.at_path(path, Code::W004, std::string(role_name(b.info.role)) + " " + b.info.name + " is never read");
       continue;
     }
     if (!b.first_write) {
-      sink.at(*b.first, "E205", "intermediate " + b.info.name + " is never written");
+      sink.at(*b.first, Code::E205, "intermediate " + b.info.name + " is never written");
     } else if (!b.read) {
-      sink.at(*b.first_write, "W005", "intermediate " + b.info.name + " is written but never read");
+      sink.at(*b.first_write, Code::W005, "intermediate " + b.info.name + " is written but never read");
     }
   }
   // Per occurrence: reads before the first writing nest (E205) and scoped buffers across nests (E214).
@@ -194,13 +194,13 @@ void check_buffers(const Task& t, ProgramFacts& f, DiagSink& sink) {
     if (first_top[bi] == SIZE_MAX) first_top[bi] = top;
     if (!b.info.known && !o.write && b.first_write && top < b.first_write_top && !e205[bi]) {
       e205[bi] = 1;
-      sink.at(*o.ref, "E205", "intermediate " + b.info.name + " is read in nest " + std::to_string(top + 1) +
+      sink.at(*o.ref, Code::E205, "intermediate " + b.info.name + " is read in nest " + std::to_string(top + 1) +
                                   " before the first nest that writes it (nest " +
                                   std::to_string(b.first_write_top + 1) + ")");
     }
     if (!b.info.known && b.info.scope != Scope::Global && top != first_top[bi] && !e214[bi]) {
       e214[bi] = 1;
-      sink.at(*o.ref, "E214", std::string(scope_name(b.info.scope)) + " intermediate " + b.info.name +
+      sink.at(*o.ref, Code::E214, std::string(scope_name(b.info.scope)) + " intermediate " + b.info.name +
                                   " is used in two top-level nests (" + std::to_string(first_top[bi] + 1) +
                                   " and " + std::to_string(top + 1) + ")");
     }

@@ -9,6 +9,11 @@ std::string Diagnostic::headline() const {
   return fmt::format("LEIR-{} at {}: {}", code, offset, message);
 }
 
+bool Diagnostic::is_warning() const {
+  const auto c = code_from_text(code);
+  return c && info(*c).kind == ErrorKind::Warning;
+}
+
 std::string Diagnostic::full() const { return excerpt.empty() ? headline() : headline() + "\n" + excerpt; }
 
 std::string make_excerpt(std::string_view text, std::uint32_t offset) {
@@ -26,6 +31,16 @@ std::string make_excerpt(std::string_view text, std::uint32_t offset) {
   if (hi < text.size()) line += "...";
   return line + "\n" + std::string(caret, ' ') + "^";
 }
+
+Diagnostic make_diag(Code c, std::string message, std::uint32_t offset, std::string path) {
+  return Diagnostic{code_str(c), std::move(message), offset, std::move(path), {}};
+}
+
+LeirError::LeirError(Diagnostic d)
+    : Error(code_or(d.code), d.message, Location{d.offset, d.path}, d.full()), diag_(std::move(d)) {}
+
+LeirError::LeirError(Code c, std::string message, std::uint32_t offset, std::string path)
+    : LeirError(make_diag(c, std::move(message), offset, std::move(path))) {}
 
 LeirError::LeirError(std::string code, std::string message, std::uint32_t offset, std::string path)
     : LeirError(Diagnostic{std::move(code), std::move(message), offset, std::move(path), {}}) {}

@@ -18,17 +18,17 @@ namespace steptp::ir {
 namespace {
 
 [[noreturn]] void too_large(const std::string& where, const char* what, std::size_t limit) {
-  throw LeirError("E107", fmt::format("{} exceeds the read limit of {} bytes ({} MiB)", what, limit, limit >> 20), 0,
-                  where);
+  throw LeirError(Code::E107, fmt::format("{} exceeds the read limit of {} bytes ({} MiB)", what, limit, limit >> 20),
+                  0, where);
 }
 
 }  // namespace
 
 std::string read_file_head(const std::string& path, std::size_t limit, bool* truncated) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw LeirError("E108", "cannot read file: is a directory", 0, path);
+  if (std::filesystem::is_directory(path, ec)) throw LeirError(Code::E108, "cannot read file: is a directory", 0, path);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw LeirError("E108", fmt::format("cannot read file: {}", std::strerror(errno)), 0, path);
+  if (!in) throw LeirError(Code::E108, fmt::format("cannot read file: {}", std::strerror(errno)), 0, path);
   std::string out;
   char buf[1 << 16];
   *truncated = false;
@@ -37,7 +37,7 @@ std::string read_file_head(const std::string& path, std::size_t limit, bool* tru
     out.append(buf, static_cast<std::size_t>(in.gcount()));
     *truncated = out.size() > limit;
   }
-  if (in.bad()) throw LeirError("E108", "read error", 0, path);
+  if (in.bad()) throw LeirError(Code::E108, "read error", 0, path);
   if (*truncated) out.resize(limit);
   return out;
 }
@@ -69,7 +69,7 @@ bool getline_bounded(std::istream& in, std::string& line, const std::string& whe
 void write_file_atomic(const std::string& path, std::string_view content) {
   struct stat st{};
   if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    throw LeirError("E115",
+    throw LeirError(Code::E115,
                     fmt::format("not replacing a {}: an output path must be a regular file or not exist",
                                 S_ISLNK(st.st_mode)    ? "symbolic link"
                                 : S_ISFIFO(st.st_mode) ? "FIFO"
@@ -79,7 +79,7 @@ void write_file_atomic(const std::string& path, std::string_view content) {
                     0, path);
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
   auto fail = [&](const char* what, int err) {
-    throw LeirError("E116", fmt::format("{}: {}", what, std::strerror(err)), 0, path);
+    throw LeirError(Code::E116, fmt::format("{}: {}", what, std::strerror(err)), 0, path);
   };
   if (::lstat(tmp.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(tmp.c_str());  // left by a killed run
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);

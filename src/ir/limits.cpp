@@ -5,7 +5,12 @@
 
 namespace steptp::ir {
 
-bool is_input_limit_error(std::string_view code) { return code == "E014" || code == "E015" || code == "E107"; }
+bool is_input_limit_error(Code code) { return code == Code::E014 || code == Code::E015 || code == Code::E107; }
+
+bool is_input_limit_error(std::string_view code) {
+  const auto c = code_from_text(code);
+  return c && is_input_limit_error(*c);
+}
 
 int syntax_height(const Program& p, std::uint32_t* deepest_offset) {
   // Explicit stack of (node, level of the node). Levels count as in kMaxNestingDepth: the loop headers of the

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/error_codes.hpp"
 #include "ir/ast.hpp"
 
 namespace steptp::ir {
@@ -21,6 +22,8 @@ inline constexpr std::size_t kMaxProgramBytes = std::size_t{1} << 20;
 inline constexpr int kMaxNestingDepth = 256;
 
 /// True for the codes of refused input (E014 size, E015 depth, E107 task size): the input was not examined.
+bool is_input_limit_error(Code code);
+/// The same for a diagnostic's code text (false for a text that is no code).
 bool is_input_limit_error(std::string_view code);
 
 /// Height of the syntax tree of `p` as kMaxNestingDepth counts it (0 for an empty program). Iterative: safe on

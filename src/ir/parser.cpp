@@ -36,8 +36,8 @@ bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-[[noreturn]] void fail(std::string_view text, std::string code, std::string msg, std::uint32_t pos0) {
-  Diagnostic d{std::move(code), std::move(msg), pos0 + 1, {}, {}};
+[[noreturn]] void fail(std::string_view text, Code code, std::string msg, std::uint32_t pos0) {
+  Diagnostic d = make_diag(code, std::move(msg), pos0 + 1);
   d.excerpt = make_excerpt(text, d.offset);
   throw LeirError(std::move(d));
 }
@@ -109,13 +109,13 @@ std::vector<Token> lex(std::string_view s) {
         }
       }
       if (j < n && (is_lower(s[j]) || is_upper(s[j]) || is_digit(s[j]) || s[j] == '.' || s[j] == '_'))
-        fail(s, "E003", "malformed number", static_cast<std::uint32_t>(i));
+        fail(s, Code::E003, "malformed number", static_cast<std::uint32_t>(i));
       push(flt ? Tok::Float : Tok::Int, j - i);
       continue;
     }
     if (static_cast<unsigned char>(c) >= 0x80)
-      fail(s, "E001", "non-ASCII character", static_cast<std::uint32_t>(i));
-    fail(s, "E001", std::string("stray character '") + c + "'", static_cast<std::uint32_t>(i));
+      fail(s, Code::E001, "non-ASCII character", static_cast<std::uint32_t>(i));
+    fail(s, Code::E001, std::string("stray character '") + c + "'", static_cast<std::uint32_t>(i));
   }
   out.push_back({Tok::End, static_cast<std::uint32_t>(n), 0});
   return out;
@@ -143,7 +143,7 @@ struct Parser {
     ~Descend() { ps.depth -= n; }
   };
   [[noreturn]] void too_deep(const Token& t) const {
-    error(t, "E015", "nesting deeper than " + std::to_string(kMaxNestingDepth) +
+    error(t, Code::E015, "nesting deeper than " + std::to_string(kMaxNestingDepth) +
                          " levels (loop headers plus expression levels on one path)");
   }
   /// Records a subtree of height h built at token t (E015 beyond the limit).
@@ -160,12 +160,12 @@ struct Parser {
   std::uint32_t off(const Token& t) const { return t.pos + 1; }
   bool at(Tok k) const { return peek().kind == k; }
 
-  [[noreturn]] void error(const Token& t, std::string code, std::string msg) const {
-    fail(src, std::move(code), std::move(msg), t.pos);
+  [[noreturn]] void error(const Token& t, Code code, std::string msg) const {
+    fail(src, code, std::move(msg), t.pos);
   }
   [[noreturn]] void unexpected(const Token& t, std::string_view expected) const {
     std::string got = t.kind == Tok::End ? std::string("end of text") : "'" + std::string(text(t)) + "'";
-    error(t, "E002", "unexpected " + got + ", expected " + std::string(expected));
+    error(t, Code::E002, "unexpected " + got + ", expected " + std::string(expected));
   }
   const Token& expect(Tok k, std::string_view what) {
     if (!at(k)) unexpected(peek(), what);
@@ -186,13 +186,13 @@ struct Parser {
     std::int64_t v = 0;
     auto sv = text(t);
     auto r = std::from_chars(sv.data(), sv.data() + sv.size(), v);
-    if (r.ec != std::errc() || r.ptr != sv.data() + sv.size()) error(t, "E003", "integer literal out of range");
+    if (r.ec != std::errc() || r.ptr != sv.data() + sv.size()) error(t, Code::E003, "integer literal out of range");
     return v;
   }
 
   Program program() {
     Program prog;
-    if (at(Tok::End)) error(peek(), "E012", "empty program");
+    if (at(Tok::End)) error(peek(), Code::E012, "empty program");
     while (!at(Tok::End)) {
       if (!at_header()) unexpected(peek(), "a loop header");
       prog.nests.push_back(nest());
@@ -217,7 +217,7 @@ struct Parser {
     auto sv = text(ext);
     auto r = std::from_chars(sv.data(), sv.data() + sv.size(), e);
     if (r.ec != std::errc() || e < 1 || e >= (std::int64_t{1} << 31))
-      error(ext, "E006", "loop extent " + std::string(sv) + " outside [1, 2^31)");
+      error(ext, Code::E006, "loop extent " + std::string(sv) + " outside [1, 2^31)");
     l.extent = e;
     expect(Tok::RBrace, "'}'");
     expect(Tok::Under, "'_{'");
@@ -231,10 +231,10 @@ struct Parser {
     expect(Tok::Assign, "'='");
     const Token& st = peek();
     if (st.kind == Tok::Int || st.kind == Tok::Float) {
-      if (text(st) != "0") error(st, "E005", "loop start must be 0, got " + std::string(text(st)));
+      if (text(st) != "0") error(st, Code::E005, "loop start must be 0, got " + std::string(text(st)));
       ++p;
     } else if (st.kind == Tok::Minus) {
-      error(st, "E005", "loop start must be 0");
+      error(st, Code::E005, "loop start must be 0");
     } else {
       unexpected(st, "the loop start 0");
     }
@@ -244,7 +244,7 @@ struct Parser {
 
   void check_loopvar_word(const Token& t) const {
     for (char c : text(t))
-      if (!is_lower(c)) error(t, "E013", "invalid identifier '" + std::string(text(t)) + "'");
+      if (!is_lower(c)) error(t, Code::E013, "invalid identifier '" + std::string(text(t)) + "'");
   }
 
   // Height of a nest: its loop headers plus the highest body item (a statement is 1 + its highest side).
@@ -261,7 +261,7 @@ struct Parser {
     Descend in(*this, first, static_cast<int>(n.loops.size()));
     int body_h = 0;
     const Token& lb = expect(Tok::LBrack, "'[' or another loop header");
-    if (at(Tok::RBrack)) error(lb, "E011", "empty body");
+    if (at(Tok::RBrack)) error(lb, Code::E011, "empty body");
     while (!at(Tok::RBrack)) {
       if (at(Tok::End)) unexpected(peek(), "']'");
       if (at_header()) {
@@ -314,21 +314,21 @@ struct Parser {
     const Token& dt = peek();
     if (dt.kind != Tok::Lower) unexpected(dt, "a dtype");
     auto d = parse_dtype(text(dt));
-    if (!d) error(dt, "E009", "unknown dtype '" + std::string(text(dt)) + "'");
+    if (!d) error(dt, Code::E009, "unknown dtype '" + std::string(text(dt)) + "'");
     e.dtype = *d;
     ++p;
     expect(Tok::Comma, "','");
     const Token& sc = peek();
     if (sc.kind != Tok::Lower) unexpected(sc, "a scope");
     auto s = parse_scope(text(sc));
-    if (!s) error(sc, "E010", "unknown scope '" + std::string(text(sc)) + "'");
+    if (!s) error(sc, Code::E010, "unknown scope '" + std::string(text(sc)) + "'");
     e.scope = *s;
     ++p;
     expect(Tok::RBrace, "'}'");
     int h = 0;
     if (at(Tok::Under)) {
       const Token& under = toks[p++];
-      if (at(Tok::RBrace)) error(under, "E004", "empty subscript");
+      if (at(Tok::RBrace)) error(under, Code::E004, "empty subscript");
       Descend in(*this, under);
       e.args.push_back(expr());
       h = height;
@@ -462,7 +462,7 @@ struct Parser {
         ++p;
         auto sv = text(t);
         double v = std::strtod(std::string(sv).c_str(), nullptr);
-        if (!std::isfinite(v)) error(t, "E003", "float literal out of range");
+        if (!std::isfinite(v)) error(t, Code::E003, "float literal out of range");
         Expr e = make_float(v);
         e.text = std::string(sv);
         e.offset = off(t);
@@ -484,12 +484,12 @@ struct Parser {
         auto w = text(t);
         Func f;
         if (peek(1).kind == Tok::LParen) {
-          if (!func_of(w, f)) error(t, "E007", "unknown function '" + std::string(w) + "'");
+          if (!func_of(w, f)) error(t, Code::E007, "unknown function '" + std::string(w) + "'");
           p += 2;
           Descend in(*this, t);
           Expr c = make_call(f, {});
           c.offset = off(t);
-          if (at(Tok::RParen)) error(peek(), "E008", std::string(w) + "() takes " + std::to_string(func_arity(f)) + " argument(s), got 0");
+          if (at(Tok::RParen)) error(peek(), Code::E008, std::string(w) + "() takes " + std::to_string(func_arity(f)) + " argument(s), got 0");
           c.args.push_back(expr());
           int h = height;
           while (at(Tok::Comma)) {
@@ -500,7 +500,7 @@ struct Parser {
           set_height(h + 1, t);
           expect(Tok::RParen, "',' or ')'");
           if (static_cast<int>(c.args.size()) != func_arity(f))
-            error(t, "E008", std::string(w) + "() takes " + std::to_string(func_arity(f)) + " argument(s), got " +
+            error(t, Code::E008, std::string(w) + "() takes " + std::to_string(func_arity(f)) + " argument(s), got " +
                                  std::to_string(c.args.size()));
           return c;
         }
@@ -512,8 +512,8 @@ struct Parser {
           return e;
         }
         for (char ch : w)
-          if (!is_lower(ch)) error(t, "E013", "invalid identifier '" + std::string(w) + "'");
-        if (func_of(w, f)) error(t, "E013", "function name '" + std::string(w) + "' used as a variable");
+          if (!is_lower(ch)) error(t, Code::E013, "invalid identifier '" + std::string(w) + "'");
+        if (func_of(w, f)) error(t, Code::E013, "function name '" + std::string(w) + "' used as a variable");
         ++p;
         Expr e = make_var(std::string(w));
         e.offset = off(t);
@@ -530,7 +530,7 @@ struct Parser {
 namespace {
 void check_size(std::string_view text) {
   if (text.size() > kMaxProgramBytes)
-    fail(text.substr(0, 80), "E014",
+    fail(text.substr(0, 80), Code::E014,
          "program text of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
              std::to_string(kMaxProgramBytes) + " bytes",
          0);

@@ -22,7 +22,7 @@ std::string dim_text(std::size_t d, const IndexRange& r) {
 }
 
 void too_large(const Expr& entry, const IndexRange& r, DiagSink& sink) {
-  sink.at(entry, "E215", "index range not analysable: non-affine entry over " +
+  sink.at(entry, Code::E215, "index range not analysable: non-affine entry over " +
                              (r.points == UINT64_MAX ? std::string("more than 2^64") : std::to_string(r.points)) +
                              " points (limit 2^24)");
 }
@@ -31,7 +31,7 @@ void too_large(const Expr& entry, const IndexRange& r, DiagSink& sink) {
 void report_unanalysable(const Expr& entry, const IndexRange& r, DiagSink& sink) {
   if (r.status == RangeStatus::TooLarge) too_large(entry, r, sink);
   if (r.status == RangeStatus::DivByZero)
-    sink.at(entry, "E217", "index division or modulo by zero at " + r.zero_at + " (LEIR.md §8.2)");
+    sink.at(entry, Code::E217, "index division or modulo by zero at " + r.zero_at + " (LEIR.md §8.2)");
 }
 }  // namespace
 
@@ -53,7 +53,7 @@ void check_ranges(const Task& t, ProgramFacts& f, DiagSink& sink) {
     for (std::size_t d = 0; d < r.args.size(); ++d) {
       const Expr& entry = r.args[d];
       if (const Expr* g = first_gather(entry)) {
-        sink.at(*g, "E206", "gather in a write subscript (" + r.text + ", dimension " + std::to_string(d) + ")");
+        sink.at(*g, Code::E206, "gather in a write subscript (" + r.text + ", dimension " + std::to_string(d) + ")");
         b.write_ranges_known = false;
         continue;
       }
@@ -66,11 +66,12 @@ void check_ranges(const Task& t, ProgramFacts& f, DiagSink& sink) {
       if (b.info.known) {
         const std::int64_t ext = b.info.shape[d];
         if (ir.lo < 0 || ir.hi >= ext) {
-          sink.at(r, "E209", "write outside " + r.text + ": " + dim_text(d, ir) + ", extent " + std::to_string(ext));
+          sink.at(r, Code::E209,
+                  "write outside " + r.text + ": " + dim_text(d, ir) + ", extent " + std::to_string(ext));
           b.write_ranges_known = false;  // E209 says it all; no E210 on top
         }
       } else if (ir.lo < 0 || ir.hi >= kMaxIndex) {
-        sink.at(r, "E207", "write index of " + r.text + " outside [0, 2^31): " + dim_text(d, ir));
+        sink.at(r, Code::E207, "write index of " + r.text + " outside [0, 2^31): " + dim_text(d, ir));
       }
       if (ir.hi > b.write_hi[d]) b.write_hi[d] = ir.hi;
     }
@@ -88,7 +89,7 @@ void check_ranges(const Task& t, ProgramFacts& f, DiagSink& sink) {
     for (std::size_t d = 0; d < b.rank; ++d) {
       const std::int64_t written = written_extent(b.write_hi[d]);
       if (written != b.info.shape[d]) {
-        sink.at(*b.first_write, "E210", "output " + b.info.name + " dimension " + std::to_string(d) +
+        sink.at(*b.first_write, Code::E210, "output " + b.info.name + " dimension " + std::to_string(d) +
                                             " is written up to extent " + std::to_string(written) +
                                             ", declared " + std::to_string(b.info.shape[d]));
         break;
@@ -108,7 +109,7 @@ void check_ranges(const Task& t, ProgramFacts& f, DiagSink& sink) {
       if (!ir.exact() || !shape_known) continue;
       const std::int64_t ext = b.info.shape[d];
       if (ir.lo < 0 || ir.hi >= ext)
-        sink.at(r, "E208", "unguarded read of " + r.text + " out of bounds: " + dim_text(d, ir) + ", extent " +
+        sink.at(r, Code::E208, "unguarded read of " + r.text + " out of bounds: " + dim_text(d, ir) + ", extent " +
                                std::to_string(ext));
     }
   }

@@ -66,23 +66,24 @@ struct ScopeWalker {
 
   void loop(const Loop& l) {
     if (l.extent < 1 || l.extent >= (std::int64_t{1} << 31))
-      sink.at(l, "E006", "loop extent " + std::to_string(l.extent) + " outside [1, 2^31)");
+      sink.at(l, Code::E006, "loop extent " + std::to_string(l.extent) + " outside [1, 2^31)");
     if (!is_valid_loop_var(l.var)) {
-      sink.at(l, "E111", "invalid loop variable '" + l.var + "'");
+      sink.at(l, Code::E111, "invalid loop variable '" + l.var + "'");
     } else if (l.kind == LoopKind::B && !is_bound_name(l.var)) {
-      sink.at(l, "E111", "B loop must bind a name (t|b)(x|y|z)…, not '" + l.var + "'");
+      sink.at(l, Code::E111, "B loop must bind a name (t|b)(x|y|z)…, not '" + l.var + "'");
     } else if (l.kind != LoopKind::B && is_bound_name(l.var)) {
-      sink.at(l, "E111", std::string(1, loop_kind_char(l.kind)) + " loop may not use the bound name '" + l.var + "'");
+      sink.at(l, Code::E111,
+              std::string(1, loop_kind_char(l.kind)) + " loop may not use the bound name '" + l.var + "'");
     }
     for (const Loop* p : path)
       if (p->var == l.var) {
-        sink.at(l, "E112", "loop variable '" + l.var + "' rebound on one nesting path");
+        sink.at(l, Code::E112, "loop variable '" + l.var + "' rebound on one nesting path");
         break;
       }
     if (l.kind == LoopKind::B && is_bound_name(l.var)) {
       for (const Loop* p : top_bound)
         if (hardware_axis(p->var) == hardware_axis(l.var)) {
-          sink.at(l, "E114", "hardware axis " + std::string(hardware_axis(l.var)) + " bound twice ('" + p->var +
+          sink.at(l, Code::E114, "hardware axis " + std::string(hardware_axis(l.var)) + " bound twice ('" + p->var +
                                  "' and '" + l.var + "') in one top-level nest");
           break;
         }
@@ -94,7 +95,7 @@ struct ScopeWalker {
     if (e.kind == ExprKind::Var) {
       bool bound = false;
       for (const Loop* p : path) bound = bound || p->var == e.text;
-      if (!bound) sink.at(e, "E113", "unbound loop variable '" + e.text + "'");
+      if (!bound) sink.at(e, Code::E113, "unbound loop variable '" + e.text + "'");
     }
     for (const auto& c : e.args) expr(c);
   }

@@ -52,7 +52,7 @@ const KnownBuffer* Task::find_known(std::string_view name) const {
 
 namespace {
 
-[[noreturn]] void task_error(const char* code, const std::string& path, const std::string& msg) {
+[[noreturn]] void task_error(Code code, const std::string& path, const std::string& msg) {
   throw LeirError(code, msg, 0, path);
 }
 
@@ -67,13 +67,13 @@ bool looks_like_bare_leir(std::string_view text) {
 
 const nlohmann::json& member(const nlohmann::json& j, const char* key, const std::string& path) {
   auto it = j.find(key);
-  if (it == j.end()) task_error("E101", path + key, fmt::format("missing member \"{}\"", key));
+  if (it == j.end()) task_error(Code::E101, path + key, fmt::format("missing member \"{}\"", key));
   return *it;
 }
 
 std::string string_member(const nlohmann::json& j, const char* key, const std::string& path) {
   const auto& v = member(j, key, path);
-  if (!v.is_string()) task_error("E101", path + key, fmt::format("member \"{}\" must be a string", key));
+  if (!v.is_string()) task_error(Code::E101, path + key, fmt::format("member \"{}\" must be a string", key));
   return v.get<std::string>();
 }
 
@@ -117,13 +117,13 @@ void dump_string(std::string& out, std::string_view s) {
 
 Task parse_task(std::string_view json_text) {
   if (json_text.size() > kMaxTaskBytes)
-    task_error("E107", "$", fmt::format("task text of {} bytes exceeds the limit of {} bytes", json_text.size(),
+    task_error(Code::E107, "$", fmt::format("task text of {} bytes exceeds the limit of {} bytes", json_text.size(),
                                         kMaxTaskBytes));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range 406 for a number like 1e999
-    task_error("E101", "$",
+    task_error(Code::E101, "$",
                fmt::format("malformed JSON: {}{}",
                            looks_like_bare_leir(json_text)
                                ? "this is bare LEIR text: a task is a JSON object with members \"workload\", "
@@ -132,24 +132,24 @@ Task parse_task(std::string_view json_text) {
                                : "",
                            e.what()));
   }
-  if (!j.is_object()) task_error("E101", "$", "a task must be a JSON object");
+  if (!j.is_object()) task_error(Code::E101, "$", "a task must be a JSON object");
   // Several required members missing: name them all in one error, so a hand-written file is fixed in one go.
   std::string missing;
   int n_missing = 0;
   for (const char* key : {"workload", "suite", "known", "leir"})
     if (!j.contains(key)) missing += fmt::format("{}\"{}\"", n_missing++ ? ", " : "", key);
-  if (n_missing > 1) task_error("E101", "$", "missing members " + missing);
+  if (n_missing > 1) task_error(Code::E101, "$", "missing members " + missing);
   Task t;
   t.workload = string_member(j, "workload", "");
   t.suite = string_member(j, "suite", "");
   const auto& known = member(j, "known", "");
-  if (!known.is_array()) task_error("E101", "known", "member \"known\" must be an array");
+  if (!known.is_array()) task_error(Code::E101, "known", "member \"known\" must be an array");
   int last_role = -1;
   bool has_output = false;
   for (std::size_t i = 0; i < known.size(); ++i) {
     const auto& k = known[i];
     std::string path = fmt::format("known[{}].", i);
-    if (!k.is_object()) task_error("E101", fmt::format("known[{}]", i), "known entry must be an object");
+    if (!k.is_object()) task_error(Code::E101, fmt::format("known[{}]", i), "known entry must be an object");
     KnownBuffer kb;
     kb.name = string_member(k, "name", path);
     std::string role = string_member(k, "role", path);
@@ -157,17 +157,17 @@ Task parse_task(std::string_view json_text) {
     else if (role == "constant") kb.role = Role::Constant;
     else if (role == "param") kb.role = Role::Param;
     else if (role == "output") kb.role = Role::Output;
-    else task_error("E102", path + "role", fmt::format("bad role \"{}\" (input, constant, param or output)", role));
+    else task_error(Code::E102, path + "role", fmt::format("bad role \"{}\" (input, constant, param or output)", role));
     std::string dt = string_member(k, "dtype", path);
     auto d = parse_dtype(dt);
-    if (!d) task_error("E102", path + "dtype", fmt::format("bad dtype \"{}\"", dt));
+    if (!d) task_error(Code::E102, path + "dtype", fmt::format("bad dtype \"{}\"", dt));
     kb.dtype = *d;
     const auto& shape = member(k, "shape", path);
-    if (!shape.is_array()) task_error("E102", path + "shape", "shape must be an array of integers");
+    if (!shape.is_array()) task_error(Code::E102, path + "shape", "shape must be an array of integers");
     for (std::size_t s = 0; s < shape.size(); ++s) {
       const auto& v = shape[s];
       if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() >= (std::int64_t{1} << 31))
-        task_error("E102", fmt::format("{}shape[{}]", path, s), "shape entries must be integers in [1, 2^31)");
+        task_error(Code::E102, fmt::format("{}shape[{}]", path, s), "shape entries must be integers in [1, 2^31)");
       kb.shape.push_back(v.get<std::int64_t>());
     }
     if (auto it = k.find("range"); it != k.end()) {
@@ -175,23 +175,24 @@ Task parse_task(std::string_view json_text) {
       if (r == "positive") kb.range = ValueRange::Positive;
       else if (r == "nonnegative") kb.range = ValueRange::NonNegative;
       else if (r != "any")
-        task_error("E102", path + "range", fmt::format("bad range {} (\"positive\", \"nonnegative\" or \"any\")",
+        task_error(Code::E102, path + "range", fmt::format("bad range {} (\"positive\", \"nonnegative\" or \"any\")",
                                                        it->dump()));
       if (kb.range != ValueRange::Any && kb.role == Role::Output)
-        task_error("E102", path + "range", "a range can be declared for inputs, constants and params, not outputs");
+        task_error(Code::E102, path + "range", "a range can be declared for inputs, constants and params, not outputs");
     }
     for (const auto& prev : t.known)
-      if (prev.name == kb.name) task_error("E103", path + "name", fmt::format("duplicate known name \"{}\"", kb.name));
+      if (prev.name == kb.name)
+        task_error(Code::E103, path + "name", fmt::format("duplicate known name \"{}\"", kb.name));
     int r = static_cast<int>(kb.role);
     if (r < last_role)
-      task_error("E104", path + "role",
+      task_error(Code::E104, path + "role",
                  fmt::format("known order must be inputs, constants, params, outputs; \"{}\" ({}) comes too late",
                              kb.name, role));
     last_role = r;
     has_output |= kb.role == Role::Output;
     t.known.push_back(std::move(kb));
   }
-  if (!has_output) task_error("E105", "known", "the task has no output buffer");
+  if (!has_output) task_error(Code::E105, "known", "the task has no output buffer");
   std::string leir = string_member(j, "leir", "");
   t.program = parse_program(leir);
   return t;
@@ -273,13 +274,13 @@ Task read_task_file(const std::string& path) {
   const std::string all = read_file_head(path, kHead, &truncated);
   auto first = all.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) {
-    if (truncated) throw LeirError("E107", fmt::format("no task in the first {} bytes", kHead), 0, path);
-    throw LeirError("E101", fmt::format("'{}' is empty", path), 0, "$");
+    if (truncated) throw LeirError(Code::E107, fmt::format("no task in the first {} bytes", kHead), 0, path);
+    throw LeirError(Code::E101, fmt::format("'{}' is empty", path), 0, "$");
   }
   const auto nl = all.find('\n', first);
   if (truncated) {  // too long for one task: only a JSONL file's first line can be one
     if (nl == std::string::npos)
-      throw LeirError("E107", fmt::format("file exceeds the read limit of {} bytes for one task (or a first "
+      throw LeirError(Code::E107, fmt::format("file exceeds the read limit of {} bytes for one task (or a first "
                                           "JSONL line)", kHead), 0, path);
     return parse_task(std::string_view(all).substr(first, nl - first));
   }
@@ -287,7 +288,7 @@ Task read_task_file(const std::string& path) {
   try {
     return parse_task(all);
   } catch (const LeirError& e) {
-    if (e.code() != "E101" && e.code() != "E107") throw;
+    if (e.id() != Code::E101 && e.id() != Code::E107) throw;
     if (nl == std::string::npos) throw;
     return parse_task(std::string_view(all).substr(first, nl - first));
   }

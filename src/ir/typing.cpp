@@ -240,7 +240,8 @@ class Typer {
   // A maximal constant subtree. Int: E216 check, stays weak. Bool/Float: typed now.
   void finalize_const(Expr& e, ConstClass c) {
     if (c == ConstClass::Int) {
-      if (!fold_int(e) && sink_) sink_->at(e, "E216", "integer constant folding fails (overflow or division by zero)");
+      if (!fold_int(e) && sink_)
+        sink_->at(e, Code::E216, "integer constant folding fails (overflow or division by zero)");
       return;
     }
     if (c == ConstClass::Bool && e.kind == ExprKind::Group && e.args.size() == 1) {
@@ -336,7 +337,7 @@ class Typer {
 
   void check_div(const Expr& e) {
     if (sink_ && in_index_ == 0 && (is_int(e.ty) || e.ty == DType::Bool))
-      sink_->at(e, "E213", "'/' between integer or bool operands (type " + std::string(dtype_name(e.ty)) +
+      sink_->at(e, Code::E213, "'/' between integer or bool operands (type " + std::string(dtype_name(e.ty)) +
                                "); use '//'");
   }
 
@@ -376,13 +377,13 @@ void check_entry(const Expr& e, const RefDtypeFn& ref_dtype, detail::DiagSink& s
     case ExprKind::Ref: {
       DType d = ref_dtype(e);
       if (is_supported(d) && !is_int(d))
-        sink.at(e, "E212", "gather buffer " + e.text + " has non-integer dtype " + std::string(dtype_name(d)));
+        sink.at(e, Code::E212, "gather buffer " + e.text + " has non-integer dtype " + std::string(dtype_name(d)));
       for (const auto& c : e.args) check_entry(c, ref_dtype, sink);
       return;
     }
     default: break;
   }
-  sink.at(e, "E211", "invalid subscript expression (only integer literals, loop variables, gathers, + - * // % "
+  sink.at(e, Code::E211, "invalid subscript expression (only integer literals, loop variables, gathers, + - * // % "
                      "and unary - are allowed)");
 }
 

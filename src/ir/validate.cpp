@@ -108,8 +108,8 @@ Analysis analyze(Task& t) {
   std::uint32_t deep_at = 0;
   if (const int h = syntax_height(t.program, &deep_at); h > kMaxNestingDepth) {
     Analysis a;
-    Diagnostic d{"E015", "nesting " + std::to_string(h) + " levels deep, over the limit of " +
-                             std::to_string(kMaxNestingDepth), deep_at, {}, {}};
+    Diagnostic d = make_diag(Code::E015, "nesting " + std::to_string(h) + " levels deep, over the limit of " +
+                                                 std::to_string(kMaxNestingDepth), deep_at);
     a.diags.push_back(std::move(d));
     return a;
   }
@@ -146,13 +146,13 @@ Analysis analyze(Task& t) {
     written[s.lhs.text] = true;
     if (s.init == InitKind::None) continue;
     if (s.reduction_vars.empty()) {
-      sink.at(s, "W003", "statement with an initialiser has no reduction variable: the initialiser fires on "
+      sink.at(s, Code::W003, "statement with an initialiser has no reduction variable: the initialiser fires on "
                          "every iteration");
       continue;
     }
     for (const Loop* l : c.loops) {
       if (l->extent > 1 && !uses_var(s, l->var)) {
-        sink.at(s, "W003", "statement with an initialiser sits under loop '" + l->var +
+        sink.at(s, Code::W003, "statement with an initialiser sits under loop '" + l->var +
                                "' whose variable it never uses: the initialiser fires more than once");
         break;
       }

@@ -22,14 +22,14 @@ struct PendingDiag {
 
 class DiagSink {
  public:
-  void at(const Expr& e, std::string code, std::string msg) { push(&e, e.offset, std::move(code), std::move(msg)); }
-  void at(const Stmt& s, std::string code, std::string msg) { push(&s, s.offset, std::move(code), std::move(msg)); }
-  void at(const Loop& l, std::string code, std::string msg) { push(&l, l.offset, std::move(code), std::move(msg)); }
-  void at(const Nest& n, std::string code, std::string msg) { push(&n, n.offset, std::move(code), std::move(msg)); }
+  void at(const Expr& e, Code code, std::string msg) { push(&e, e.offset, code, std::move(msg)); }
+  void at(const Stmt& s, Code code, std::string msg) { push(&s, s.offset, code, std::move(msg)); }
+  void at(const Loop& l, Code code, std::string msg) { push(&l, l.offset, code, std::move(msg)); }
+  void at(const Nest& n, Code code, std::string msg) { push(&n, n.offset, code, std::move(msg)); }
   /// A diagnostic about the task's known list (no text position).
-  void at_path(std::string path, std::string code, std::string msg) {
+  void at_path(std::string path, Code code, std::string msg) {
     PendingDiag p;
-    p.diag.code = std::move(code);
+    p.diag.code = code_str(code);
     p.diag.message = std::move(msg);
     p.diag.path = std::move(path);
     items.push_back(std::move(p));
@@ -37,9 +37,9 @@ class DiagSink {
   std::vector<PendingDiag> items;
 
  private:
-  void push(const void* node, std::uint32_t off, std::string code, std::string msg) {
+  void push(const void* node, std::uint32_t off, Code code, std::string msg) {
     PendingDiag p;
-    p.diag.code = std::move(code);
+    p.diag.code = code_str(code);
     p.diag.message = std::move(msg);
     p.diag.offset = off;
     p.node = node;

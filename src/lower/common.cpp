@@ -211,12 +211,13 @@ void check_gpu_limits(const ir::Nest& top, bool nested) {
     const HwAxis ax = hw_axis(l->var);
     const std::int64_t lim = ax.thread ? (ax.dim == 2 ? 64 : 1024) : (ax.dim == 0 ? 2147483647LL : 65535);
     if (l->extent > lim)
-      throw ir::LeirError("E401", "GPU launch limit exceeded: " + ax.name() + " extent " + std::to_string(l->extent) +
-                                      " > " + std::to_string(lim),
+      throw ir::LeirError(Code::E401,
+                          "GPU launch limit exceeded: " + ax.name() + " extent " + std::to_string(l->extent) + " > " +
+                              std::to_string(lim),
                           l->offset);
     if (ax.thread) threads *= l->extent;
     if (threads > 1024)
-      throw ir::LeirError("E401", "GPU launch limit exceeded: " + std::to_string(threads) +
+      throw ir::LeirError(Code::E401, "GPU launch limit exceeded: " + std::to_string(threads) +
                                       " threads per block > 1024",
                           l->offset);
   }

@@ -96,7 +96,7 @@ class CudaLowering {
     for (const auto* b : scoped_intermediates(p_, top)) {
       const std::int64_t bytes = b->numel() * static_cast<std::int64_t>(c_elem_bytes(b->dtype));
       if (b->scope == ir::Scope::Shared && bytes > kMaxSharedBytes)
-        throw ir::LeirError("E403", "__shared__ buffer " + b->name + " needs " + std::to_string(bytes) +
+        throw ir::LeirError(Code::E403, "__shared__ buffer " + b->name + " needs " + std::to_string(bytes) +
                                         " bytes > 48 KiB",
                             top.offset);
       os_ << "  " << (b->scope == ir::Scope::Shared ? "__shared__ " : "") << c_storage_type(b->dtype) << " "

@@ -153,7 +153,7 @@ class TirEmitter {
           ok = !reads_written;
         }
         if (!ok)
-          throw ir::LeirError("E402",
+          throw ir::LeirError(steptp::Code::E402,
                               "reducing B loop '" + l.var + "' that TVM cannot reduce (statement is not an "
                               "initialised reduction over it)",
                               s->offset);

@@ -26,9 +26,9 @@ struct PolicySpec {
 };
 
 /// Bad policy flags (unknown name, unreadable replay file or model file). The CLI prints it as one line, exit 2.
-class PolicySpecError : public std::runtime_error {
+class PolicySpecError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit PolicySpecError(const std::string& msg) : Error(Code::UncodedInput, msg) {}
 };
 
 /// Builds the policy. `cache` backs the llm policy's llm_calls table (may be null). `llm_out`, when given, receives

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::policy {
@@ -69,10 +70,11 @@ struct Reply {
 /// "timeout" / "bad_reply" (a malformed HTTP reply) / "connection_error" / "http_5xx" / "http_429" / "http_408"
 /// (retryable, raised once --retries are spent). `fatal` is true when no later prompt can succeed either
 /// (connection refused, bad URL, HTTP 401, 403, 404): callers stop the run; otherwise only this prompt fails.
-class PolicyError : public std::runtime_error {
+/// An uncoded steptp::Error (bad input when it reaches a command's top level); what() is "CODE: MSG".
+class PolicyError : public Error {
  public:
   PolicyError(std::string code, const std::string& msg, bool fatal)
-      : std::runtime_error(code + ": " + msg), code_(std::move(code)), fatal_(fatal) {}
+      : Error(Code::UncodedInput, msg, {}, code + ": " + msg), code_(std::move(code)), fatal_(fatal) {}
   const std::string& code() const { return code_; }
   bool fatal() const { return fatal_; }
 

@@ -99,9 +99,9 @@ const char* kind_name(Kind k) {
 
 Kind detect_kind(const std::string& dir) {
   const fs::path d(dir);
-  if (!fs::exists(d)) throw dataset::DatasetDirError("D001", dir, "no such directory");
+  if (!fs::exists(d)) throw dataset::DatasetDirError(Code::D001, dir, "no such directory");
   if (!fs::is_directory(d))
-    throw dataset::DatasetDirError("D001", dir, "not a directory (give a dataset, eval or search directory)");
+    throw dataset::DatasetDirError(Code::D001, dir, "not a directory (give a dataset, eval or search directory)");
   auto schema_of = [](const fs::path& p, ojson* out) {
     if (!fs::is_regular_file(p)) return std::string();
     std::ifstream f(p);
@@ -116,7 +116,7 @@ Kind detect_kind(const std::string& dir) {
   const std::string s = schema_of(d / "summary.json", &summary);
   if (s == "steptp.eval/1") return Kind::Eval;
   if (!s.empty() && summary.contains("algorithm") && summary.contains("fast_p")) return Kind::Search;
-  throw dataset::DatasetDirError("D005", dir,
+  throw dataset::DatasetDirError(Code::D005, dir,
                                  "not a steptp dataset, eval or search directory (expected manifest.json + "
                                  "stats.json, or summary.json of steptp eval or steptp search)");
 }

@@ -45,7 +45,7 @@ std::vector<Root> dataset_roots(const SearchOptions& opt, ojson& manifest) {
   const std::string apath = dataset::require_file(dir, "archive/" + opt.split + ".jsonl",
                                                   "the " + opt.split + " split's records");
   std::ifstream in(apath);
-  if (!in) throw dataset::DatasetDirError("D002", apath, "cannot read the " + opt.split + " split's records");
+  if (!in) throw dataset::DatasetDirError(Code::D002, apath, "cannot read the " + opt.split + " split's records");
   std::set<std::string> wanted(opt.workloads.begin(), opt.workloads.end()), tasks;
   std::map<std::string, int> per_workload;
   std::vector<Root> roots;
@@ -56,7 +56,7 @@ std::vector<Root> dataset_roots(const SearchOptions& opt, ojson& manifest) {
     try {
       rec = ojson::parse(line);
     } catch (const std::exception&) {
-      throw dataset::DatasetDirError("D003", apath + ":" + std::to_string(no), "not a JSON line");
+      throw dataset::DatasetDirError(Code::D003, apath + ":" + std::to_string(no), "not a JSON line");
     }
     if (!rec.is_object() || !rec.contains("step") || rec["step"].value("index", 0) != 1) continue;
     Root r;

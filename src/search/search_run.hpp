@@ -27,16 +27,16 @@ namespace steptp::search {
 /// Bad input of a search (no roots, unknown workload or algorithm, bad budget, unreadable task file, bad policy
 /// flags): the CLI prints the message as one line and exits 2. A dataset directory that is not one is a
 /// dataset::DatasetDirError (D001-D003) instead.
-class SearchInputError : public std::runtime_error {
+class SearchInputError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit SearchInputError(const std::string& msg, Code c = Code::UncodedInput) : Error(c, msg) {}
 };
 
 /// The SearchInputErrors that are command-line usage errors (unknown algorithm, a budget below 1, missing --out or
 /// roots, two root sources): the CLI prints them with code U001.
 class SearchUsageError : public SearchInputError {
  public:
-  using SearchInputError::SearchInputError;
+  explicit SearchUsageError(const std::string& msg) : SearchInputError(msg, Code::U001) {}
 };
 
 struct SearchOptions {

@@ -19,8 +19,8 @@ const StrategyInfo& info_of(std::string_view name) {
   return *s;
 }
 
-void throw_stale(const std::string& msg) { throw StrategyError("S001", "stale site: " + msg); }
-void throw_bad_params(const std::string& msg) { throw StrategyError("S002", "bad parameters: " + msg); }
+void throw_stale(const std::string& msg) { throw StrategyError(Code::S001, "stale site: " + msg); }
+void throw_bad_params(const std::string& msg) { throw StrategyError(Code::S002, "bad parameters: " + msg); }
 
 namespace {
 Site match_site(const std::vector<Site>& sites, const Candidate& c) {
@@ -104,7 +104,7 @@ Applied finish(const ir::Task& before, ir::Task after, Facts facts, Exactness cl
   try {
     an = ir::validate_or_throw(after);
   } catch (const ir::LeirError& e) {
-    throw StrategyError("S003", std::string(facts.json().value("candidate", "")) +
+    throw StrategyError(Code::S003, std::string(facts.json().value("candidate", "")) +
                                     " produced an invalid program: " + e.diag().headline());
   }
   auto& j = facts.json();

@@ -91,12 +91,12 @@ const StrategyInfo* find(std::string_view name) {
 }
 
 std::string unknown_strategy_message(std::string_view name) {
-  return fmt::format("S004 unknown strategy '{}' (see `steptp strategies list`)", name);
+  return fmt::format("{} unknown strategy '{}' (see `steptp strategies list`)", code_text(Code::S004), name);
 }
 
 const StrategyInfo& find_or_throw(std::string_view name) {
   if (const StrategyInfo* s = find(name)) return *s;
-  throw StrategyError("S004", unknown_strategy_message(name));
+  throw StrategyError(Code::S004, unknown_strategy_message(name));
 }
 
 std::vector<Candidate> enumerate_candidates(const StrategyInfo& s, const ir::Task& t) {

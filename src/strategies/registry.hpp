@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::strategy {
@@ -75,13 +76,18 @@ struct Applied {
   Exactness cls = Exactness::Exact;
 };
 
-/// Thrown by apply when the candidate does not fit the task (stale or wrong site/params): code "S001"
-/// (stale site), "S002" (bad parameters), "S003" (result failed validation — a strategy bug); by find_or_throw
-/// with "S004" (no strategy of that name is registered).
-class StrategyError : public std::runtime_error {
+/// Thrown by apply when the candidate does not fit the task (stale or wrong site/params): code S001
+/// (stale site), S002 (bad parameters), S003 (result failed validation — a strategy bug); by find_or_throw
+/// with S004 (no strategy of that name is registered).
+/// A steptp::Error whose what() is the message alone (callers print the code before it).
+class StrategyError : public Error {
  public:
-  StrategyError(std::string code, const std::string& msg) : std::runtime_error(msg), code_(std::move(code)) {}
+  StrategyError(Code c, const std::string& msg) : Error(c, msg), code_(code_str(c)) {}
+  /// A code given as text (tests; a text that is no code is an uncoded input error).
+  StrategyError(std::string code, const std::string& msg) : Error(code_or(code), msg), code_(std::move(code)) {}
+  /// The code's text, S001 (id() is the enumerator).
   const std::string& code() const { return code_; }
+
  private:
   std::string code_;
 };
@@ -120,8 +126,8 @@ struct StrategyRegistrar {
 std::span<const StrategyInfo> registry();
 /// The registered strategy named `name`, or nullptr.
 const StrategyInfo* find(std::string_view name);
-/// The registered strategy named `name`; throws StrategyError "S004" whose message starts with the code
-/// ("S004 unknown strategy 'x' (see `steptp strategies list`)") when there is none.
+/// The registered strategy named `name`; throws StrategyError S004 whose message starts with the code
+/// (S004 unknown strategy 'x' (see `steptp strategies list`)) when there is none.
 const StrategyInfo& find_or_throw(std::string_view name);
 /// The one-line S004 message find_or_throw throws, for callers that report it as their own error type.
 std::string unknown_strategy_message(std::string_view name);

@@ -44,7 +44,7 @@ std::string records_file(const std::string& dataset) {
   if (fs::is_directory(dataset, ec))
     return dataset::require_file(dataset, "archive/all.jsonl", "the records file of a steptp generate output");
   if (!fs::exists(dataset, ec))
-    throw dataset::DatasetDirError("D001", dataset, "no such dataset directory or records file");
+    throw dataset::DatasetDirError(Code::D001, dataset, "no such dataset directory or records file");
   return dataset;
 }
 

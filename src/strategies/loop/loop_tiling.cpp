@@ -136,7 +136,7 @@ Applied apply_tiling(const ir::Task& t, const Candidate& c) {
     }
     auto chk = analysis::check_schedule(
         analysis::reschedule_range(t.program, top, top + 1, canon.task.program, top, top + 1, maps));
-    if (!chk.legal) throw StrategyError("S003", c.id() + ": tiled schedule violates " + chk.detail);
+    if (!chk.legal) throw StrategyError(Code::S003, c.id() + ": tiled schedule violates " + chk.detail);
     if (chk.reassociated) cls = Exactness::Reassoc;
     evidence = std::to_string(chk.dependences) + " dependence relations, " + std::to_string(chk.reduction_dependences) +
                " reduction";
