@@ -4,7 +4,7 @@
 //   no-measure          gates parsed -> equivalent, strategy_consistent and reasoning_verified (the goal row; run
 //                       twice, the first run also paying the process's cold start);
 //   no-measure, S5 only the same with --no-strict-equivalence: the equivalent gate without its strict stage
-//                       (dataset/strict_equiv.hpp), as issue #10 measured it;
+//                       (step/strict_equiv.hpp), as issue #10 measured it;
 //   no-measure, random  the random policy's answers (no think block: strategy_consistent scans the candidates);
 //   fixed timer         plus the C compile of every answer and the latency model;
 //   real timer          plus S7 timing of every equivalent answer against its before program;
@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/allocator.hpp"
+#include "base/allocator.hpp"
 #include "dataset/audit.hpp"
 #include "eval/eval_run.hpp"
 

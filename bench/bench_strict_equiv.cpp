@@ -1,4 +1,4 @@
-// What the strict stage of the eval and search equivalence gates (dataset/strict_equiv.hpp) adds to S5, on a
+// What the strict stage of the eval and search equivalence gates (step/strict_equiv.hpp) adds to S5, on a
 // dataset's real workloads (figures in bench/RESULTS.md, "Strict equivalence stage"):
 //   false rejections  every record's before -> after step (all legitimate: the generator verified them) through the
 //                     strict stage, as eval grades a gold answer; goal 0 (the seconds include the strict draws'
@@ -20,11 +20,11 @@
 #include <set>
 #include <string>
 
-#include "core/allocator.hpp"
-#include "core/hash.hpp"
-#include "core/json_text.hpp"
-#include "dataset/equiv.hpp"
-#include "dataset/strict_equiv.hpp"
+#include "base/allocator.hpp"
+#include "base/hash.hpp"
+#include "base/json_text.hpp"
+#include "step/equiv.hpp"
+#include "step/strict_equiv.hpp"
 #include "equiv/equivalence.hpp"
 #include "fuzz/mutate.hpp"
 #include "ir/printer.hpp"

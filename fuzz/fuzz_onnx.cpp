@@ -7,7 +7,7 @@
 #include <string>
 
 #include "frontend/onnx_import.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/printer.hpp"
 #include "ir/validate.hpp"
 

@@ -19,7 +19,7 @@
 #include "cli/command.hpp"
 #include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
-#include "core/text.hpp"
+#include "base/text.hpp"
 #include "equiv/options.hpp"
 #include "equiv/equivalence.hpp"
 #include "ir/task.hpp"

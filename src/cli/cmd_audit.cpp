@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "core/json_text.hpp"
-#include "core/text.hpp"
+#include "base/json_text.hpp"
+#include "base/text.hpp"
 #include "dataset/audit.hpp"
 #include "dataset/remeasure.hpp"
 #include "ir/task.hpp"

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
-#include "core/text.hpp"
+#include "base/text.hpp"
 #include "ir/limits.hpp"
 #include "ir/task.hpp"
 #include "ir/validate.hpp"

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/task.hpp"
 #include "policy/cost/analytical.hpp"
 #include "policy/cost/learned.hpp"

@@ -11,7 +11,7 @@
 #include "cli/work_budget.hpp"
 #include "ir/limits.hpp"
 #include "equiv/equivalence.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::cli {

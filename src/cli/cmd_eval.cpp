@@ -8,7 +8,7 @@
 #include "cli/grade_options.hpp"
 #include "cli/command.hpp"
 #include "cli/llm_options.hpp"
-#include "core/json_text.hpp"
+#include "base/json_text.hpp"
 #include "eval/eval_run.hpp"
 #include "eval/summary.hpp"
 #include "ir/task.hpp"

@@ -1,15 +1,15 @@
 // `steptp export`: re-run filtering + export (S10–S11) from OUT/archive/all.jsonl (DATASET.md §1). Every error is one
-// line with a D code (src/dataset/dataset_dir.hpp: D001-D004, D009 tampered file, D010 write error, D011 --config),
+// line with a D code (src/step/dataset_dir.hpp: D001-D004, D009 tampered file, D010 write error, D011 --config),
 // exit 2.
 #include <iostream>
 #include <memory>
 #include <optional>
 
 #include "cli/command.hpp"
-#include "dataset/config.hpp"
-#include "dataset/dataset_dir.hpp"
+#include "step/config.hpp"
+#include "step/dataset_dir.hpp"
 #include "dataset/export.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 
 namespace steptp::cli {
 namespace {

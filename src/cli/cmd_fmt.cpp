@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "cli/command.hpp"
-#include "core/text.hpp"
+#include "base/text.hpp"
 #include "ir/printer.hpp"
 #include "ir/task.hpp"
 

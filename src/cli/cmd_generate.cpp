@@ -13,9 +13,9 @@
 #include "cli/command.hpp"
 #include "cli/mpi_launch.hpp"
 #include "cli/work_budget.hpp"
-#include "core/text.hpp"
-#include "dataset/config.hpp"
-#include "dataset/dataset_dir.hpp"
+#include "base/text.hpp"
+#include "step/config.hpp"
+#include "step/dataset_dir.hpp"
 #include "dataset/generate.hpp"
 #include "runtime/node_slots.hpp"
 

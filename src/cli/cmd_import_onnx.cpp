@@ -8,13 +8,13 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "core/json_text.hpp"
-#include "core/text.hpp"
+#include "base/json_text.hpp"
+#include "base/text.hpp"
 #include "frontend/onnx_check.hpp"
 #include "frontend/onnx_import.hpp"
 #include "frontend/params_sidecar.hpp"
 #include "frontend/partition.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::cli {

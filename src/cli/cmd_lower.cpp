@@ -7,7 +7,7 @@
 #include "cli/task_params.hpp"
 #include "cli/work_budget.hpp"
 #include "ir/limits.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/task.hpp"
 #include "lower/lower.hpp"
 #include "runtime/lower_check.hpp"

@@ -13,10 +13,10 @@
 
 #include "cli/command.hpp"
 #include "cli/work_budget.hpp"
-#include "core/text.hpp"
+#include "base/text.hpp"
 #include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/limits.hpp"
 #include "ir/task.hpp"
 #include "runtime/measure.hpp"

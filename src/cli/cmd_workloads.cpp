@@ -4,7 +4,7 @@
 
 #include "cli/command.hpp"
 #include "frontend/workloads.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/printer.hpp"
 #include "ir/task.hpp"
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 
 namespace steptp::cli {
 
-/// A command's run function returns the process exit code (core/exit_status.hpp): 0 success, 1 "check failed",
+/// A command's run function returns the process exit code (base/exit_status.hpp): 0 success, 1 "check failed",
 /// 2 bad input, 3 stopped early (generate); 70 is for a bug in steptp, never for bad input.
 using RunFn = std::function<int()>;
 

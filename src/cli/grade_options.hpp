@@ -6,7 +6,7 @@
 namespace steptp::cli {
 
 /// Adds `--no-strict-equivalence` to `sub`: the returned flag, once parsed, turns the strict stage of the
-/// equivalent gate off (eval::GradeConfig::strict, dataset/strict_equiv.hpp).
+/// equivalent gate off (eval::GradeConfig::strict, step/strict_equiv.hpp).
 inline std::shared_ptr<bool> add_no_strict_equivalence_flag(CLI::App* sub) {
   auto no_strict = std::make_shared<bool>(false);
   sub->add_flag("--no-strict-equivalence", *no_strict,

@@ -4,10 +4,10 @@
 #include <map>
 
 #include "cli/command.hpp"
-#include "core/allocator.hpp"
-#include "core/error_codes.hpp"
-#include "core/exit_status.hpp"
-#include "core/text.hpp"
+#include "base/allocator.hpp"
+#include "base/error_codes.hpp"
+#include "base/exit_status.hpp"
+#include "base/text.hpp"
 
 namespace steptp::cli {
 

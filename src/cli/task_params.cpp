@@ -1,5 +1,5 @@
 #include "cli/task_params.hpp"
-#include "core/text.hpp"
+#include "base/text.hpp"
 
 #include <filesystem>
 #include <iostream>

@@ -10,16 +10,16 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/canon.hpp"
-#include "core/hash.hpp"
-#include "core/rng.hpp"
-#include "dataset/chat_schema.hpp"
-#include "dataset/checker.hpp"
-#include "dataset/config.hpp"
-#include "dataset/dataset_dir.hpp"
-#include "dataset/equiv.hpp"
+#include "ir/canon.hpp"
+#include "base/hash.hpp"
+#include "base/rng.hpp"
+#include "step/chat_schema.hpp"
+#include "step/checker.hpp"
+#include "step/config.hpp"
+#include "step/dataset_dir.hpp"
+#include "step/equiv.hpp"
 #include "dataset/export.hpp"
-#include "dataset/record.hpp"
+#include "step/record.hpp"
 #include "dataset/stats.hpp"
 #include "ir/validate.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/versions.hpp"
+#include "base/versions.hpp"
 
 namespace steptp::dataset {
 

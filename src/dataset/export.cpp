@@ -7,9 +7,9 @@
 
 #include "dataset/card.hpp"
 #include "dataset/filter.hpp"
-#include "core/hash.hpp"
-#include "core/prompt.hpp"
-#include "dataset/record.hpp"
+#include "base/hash.hpp"
+#include "step/prompt.hpp"
+#include "step/record.hpp"
 #include "dataset/stats.hpp"
 #include "ir/task.hpp"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "dataset/config.hpp"
-#include "dataset/dataset_dir.hpp"
+#include "step/config.hpp"
+#include "step/dataset_dir.hpp"
 #include "dataset/units.hpp"
 
 namespace steptp::dataset {

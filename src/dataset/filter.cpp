@@ -5,13 +5,13 @@
 #include <set>
 #include <stdexcept>
 
-#include "core/canon.hpp"
-#include "core/hash.hpp"
-#include "core/prompt.hpp"
-#include "dataset/reasoning.hpp"
-#include "dataset/record.hpp"
-#include "core/rng.hpp"
-#include "core/tokens.hpp"
+#include "ir/canon.hpp"
+#include "base/hash.hpp"
+#include "step/prompt.hpp"
+#include "step/reasoning.hpp"
+#include "step/record.hpp"
+#include "base/rng.hpp"
+#include "step/tokens.hpp"
 #include "strategies/registry.hpp"
 
 namespace steptp::dataset {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "dataset/config.hpp"
-#include "core/json_text.hpp"
+#include "step/config.hpp"
+#include "base/json_text.hpp"
 #include "dataset/units.hpp"
 
 namespace steptp::dataset {

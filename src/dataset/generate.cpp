@@ -13,15 +13,15 @@
 
 #include <fmt/format.h>
 
-#include "core/cache.hpp"
-#include "dataset/dataset_dir.hpp"
+#include "step/cache.hpp"
+#include "step/dataset_dir.hpp"
 #include "dataset/export.hpp"
-#include "core/hash.hpp"
-#include "dataset/progress.hpp"
-#include "core/prompt.hpp"
-#include "dataset/record.hpp"
-#include "dataset/timing.hpp"
-#include "core/tokens.hpp"
+#include "base/hash.hpp"
+#include "step/progress.hpp"
+#include "step/prompt.hpp"
+#include "step/record.hpp"
+#include "step/timing.hpp"
+#include "step/tokens.hpp"
 #include "dataset/unit_pipeline.hpp"
 #include "ir/task.hpp"
 #include "strategies/registry.hpp"

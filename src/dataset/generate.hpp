@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "dataset/config.hpp"
+#include "step/config.hpp"
 
 namespace steptp::dataset {
 

@@ -5,14 +5,14 @@
 #include <set>
 #include <stdexcept>
 
-#include "core/canon.hpp"
-#include "dataset/config.hpp"
-#include "dataset/dataset_dir.hpp"
+#include "ir/canon.hpp"
+#include "step/config.hpp"
+#include "step/dataset_dir.hpp"
 #include "dataset/export.hpp"
-#include "core/hash.hpp"
-#include "dataset/record.hpp"
-#include "core/rng.hpp"
-#include "dataset/timing.hpp"
+#include "base/hash.hpp"
+#include "step/record.hpp"
+#include "base/rng.hpp"
+#include "step/timing.hpp"
 #include "dataset/unit_pipeline.hpp"
 #include "ir/task.hpp"
 

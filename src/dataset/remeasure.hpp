@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/json_text.hpp"
+#include "base/json_text.hpp"
 
 namespace steptp::dataset {
 

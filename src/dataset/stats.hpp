@@ -6,14 +6,12 @@
 #include <vector>
 
 #include "dataset/filter.hpp"
+#include "step/distribution.hpp"
 
 namespace steptp::dataset {
 
 ojson compute_stats(const std::vector<ojson>& archive, const std::vector<Reject>& rejects,
                     const std::map<std::string, std::int64_t>& counters, const FilterOutput& f);
 std::string render_stats_md(const ojson& stats);
-
-/// Order statistics of a sample: {n, min, p10, p25, median, p75, p90, max, geomean} (linear interpolation).
-ojson distribution(std::vector<double> v);
 
 }  // namespace steptp::dataset

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/cache.hpp"
-#include "dataset/config.hpp"
-#include "dataset/timing.hpp"
+#include "step/cache.hpp"
+#include "step/config.hpp"
+#include "step/timing.hpp"
 #include "dataset/units.hpp"
 
 namespace steptp::dataset {

@@ -9,9 +9,9 @@
 
 #include <cmath>
 
-#include "dataset/equiv.hpp"
-#include "core/hash.hpp"
-#include "core/rng.hpp"
+#include "step/equiv.hpp"
+#include "base/hash.hpp"
+#include "base/rng.hpp"
 #include "ir/dtype.hpp"
 
 #if __has_include("frontend/workloads.hpp")

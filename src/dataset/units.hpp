@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "dataset/config.hpp"
-#include "core/json_text.hpp"
+#include "step/config.hpp"
+#include "base/json_text.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 

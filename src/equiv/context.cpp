@@ -7,7 +7,7 @@
 #include <cstring>
 #include <utility>
 
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 
 namespace steptp::equiv::detail {
 

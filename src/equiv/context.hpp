@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "equiv/equivalence.hpp"
-#include "core/error_codes.hpp"
+#include "base/error_codes.hpp"
 #include "equiv/guided.hpp"
 #include "equiv/inputs.hpp"
 #include "interp/interpreter.hpp"

@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/json_text.hpp"
+#include "base/json_text.hpp"
 #include "eval/grader.hpp"
 #include "policy/llm_client.hpp"
 

@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
-#include "core/canon.hpp"
-#include "dataset/checker.hpp"
-#include "dataset/facts.hpp"
-#include "dataset/reasoning.hpp"
-#include "ir/diag.hpp"
+#include "ir/canon.hpp"
+#include "step/checker.hpp"
+#include "step/facts.hpp"
+#include "step/reasoning.hpp"
+#include "base/diag.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "ir/validate.hpp"

@@ -1,6 +1,6 @@
 // Grading one model-written program against the program it was asked to transform (DATASET.md §8 gates, §9.4
 // suspicious-speedup re-check). Gates, in sequence (a gate counts only when all earlier ones passed):
-//   parsed      the strict parse of the reply succeeded (core/answer_parser.hpp; decided by the caller);
+//   parsed      the strict parse of the reply succeeded (step/answer_parser.hpp; decided by the caller);
 //   differs     the alpha-canonical after differs from the before (an unparseable text differs when its trimmed
 //               text differs from the printed before);
 //   valid       the LEIR parses, S5 static validation passes with the before's known list, the program runs at
@@ -8,7 +8,7 @@
 //               lowerings succeed and, when measuring, the C compiler accepts the kernel;
 //   equivalent  the S5 protocol on the before's reference outputs, drawn from the fresh stream "eval-equiv"
 //               (K normal draws + one uniform draw; tolerance of the output dtype, as the prompt promises), then
-//               the strict stage (dataset/strict_equiv.hpp: wide and literal-directed draws, and for small
+//               the strict stage (step/strict_equiv.hpp: wide and literal-directed draws, and for small
 //               programs the draws of `steptp equiv`; reason `strict_not_equivalent`; skipped above its statement
 //               budget or when off);
 //   faster      S7 (paired, interleaved timing) gives speedup >= faster_threshold and the pair is not noisy; an
@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
-#include "core/json_text.hpp"
-#include "dataset/equiv.hpp"
-#include "dataset/strict_equiv.hpp"
-#include "dataset/timing.hpp"
-#include "core/answer_parser.hpp"
+#include "base/json_text.hpp"
+#include "step/equiv.hpp"
+#include "step/strict_equiv.hpp"
+#include "step/timing.hpp"
+#include "step/answer_parser.hpp"
 #include "ir/task.hpp"
 #include "strategies/registry.hpp"
 
@@ -56,7 +56,7 @@ struct GradeConfig {
   double max_work_ratio = 64;            // an answer running more than this many times the before's statement
                                          // instances fails `valid` as over_budget (it would only stall the eval)
   std::string equiv_stream = "eval-equiv";  // named stream of the equivalence draws ("search-equiv" in search)
-  /// The strict stage of the equivalent gate (dataset/strict_equiv.hpp): after S5, the answer is compared with the
+  /// The strict stage of the equivalent gate (step/strict_equiv.hpp): after S5, the answer is compared with the
   /// root on wide and literal-directed draws (and, for small programs, the draws of `steptp equiv`);
   /// `--no-strict-equivalence` turns it off (DATASET.md §8's S5-only gate).
   dataset::StrictConfig strict;
@@ -137,7 +137,7 @@ class Grader {
 
  private:
   dataset::EquivConfig equiv_config(const std::string& stream, int draws) const;
-  /// The strict stage of the equivalent gate for `after` (dataset/strict_equiv.hpp), with `root`'s outputs on the
+  /// The strict stage of the equivalent gate for `after` (step/strict_equiv.hpp), with `root`'s outputs on the
   /// strict draws computed once per root.
   dataset::StrictOutcome strict_stage(TaskContext& root, const ir::Task& after) const;
   void consistency(TaskContext& ctx, const ir::Task& after, ProgramGrade& g, const std::string& think);

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "dataset/stats.hpp"
+#include "step/distribution.hpp"
 
 namespace steptp::eval {
 namespace {
@@ -33,7 +33,7 @@ ojson gate_block(const std::vector<const ojson*>& lines, bool measured) {
     if (!r["failed_gate"].is_null()) failures[r["failed_gate"].get<std::string>()][r["reason"].get<std::string>()]++;
     if (r["strategy_consistent"].get<bool>()) consistent++;
     if (r["reasoning_verified"].get<bool>()) verified++;
-    // the program's strict stage (dataset/strict_equiv.hpp), an object once S5 passed
+    // the program's strict stage (step/strict_equiv.hpp), an object once S5 passed
     const ojson* pg = r.contains("programs") && r["programs"].is_array() && !r["programs"].empty() ? &r["programs"][0] : nullptr;
     if (pg && pg->contains("strict_check") && (*pg)["strict_check"].is_object()) {
       const ojson& sc = (*pg)["strict_check"];
@@ -71,7 +71,7 @@ ojson gate_block(const std::vector<const ojson*>& lines, bool measured) {
   b["conditional_rate"] = cond;
   b["strategy_consistent"] = {{"count", consistent}, {"rate", ratio(consistent, n)}};
   b["reasoning_verified"] = {{"count", verified}, {"rate", ratio(verified, n)}};
-  // answers that passed S5 and reached the strict stage of the equivalent gate (dataset/strict_equiv.hpp)
+  // answers that passed S5 and reached the strict stage of the equivalent gate (step/strict_equiv.hpp)
   b["strict_equivalence"] = {{"ran", strict_ran}, {"rejected", strict_rejected}, {"skipped", strict_skipped}};
   ojson fj = ojson::object();
   for (double p : kFastP) fj[p_key(p)] = measured ? ratio(fast[p_key(p)], n) : ojson(nullptr);

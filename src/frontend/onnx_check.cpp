@@ -10,7 +10,7 @@
 #include "frontend/onnx/onnx_tensor.hpp"
 #include "equiv/compare.hpp"
 #include "equiv/equivalence.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 
 namespace steptp::frontend {
 

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "core/canon.hpp"
+#include "ir/canon.hpp"
 #include "ir/validate.hpp"
 #include "strategies/analysis/names.hpp"
 

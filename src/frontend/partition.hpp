@@ -28,7 +28,7 @@
 //    they are the model's weights (their values go to PartitionTask::params); values written in the group and read
 //    by another group, graph outputs, and values nobody reads are `output`s; the rest are intermediates. Buffers
 //    are renamed A, C, D, ... (LEIR.md §5.1) in known order, then intermediates in order of first occurrence.
-//  * Dedup: tasks with equal alpha-canonical program and known signature (core/canon.hpp) are one task; its
+//  * Dedup: tasks with equal alpha-canonical program and known signature (ir/canon.hpp) are one task; its
 //    `weight` counts the occurrences and its params are those of the first occurrence.
 //  * Family: "attention" for merged attention, "elementwise" for anchorless groups, else the family of the first
 //    anchor ("norm" for a reduction group that also takes a square root, i.e. a decomposed LayerNorm/RMSNorm/L2

@@ -5,7 +5,7 @@
 
 #include "frontend/workloads/families.hpp"
 #include "interp/splitmix64.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/parser.hpp"
 
 namespace steptp::frontend {

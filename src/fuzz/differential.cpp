@@ -1,19 +1,19 @@
 #include "fuzz/differential.hpp"
-#include "core/error_codes.hpp"
+#include "base/error_codes.hpp"
 
 #include <chrono>
 #include <filesystem>
 #include <set>
 #include <utility>
 
-#include "core/json_text.hpp"
-#include "core/rng.hpp"
-#include "dataset/equiv.hpp"
+#include "base/json_text.hpp"
+#include "base/rng.hpp"
+#include "step/equiv.hpp"
 #include "fuzz/minimize.hpp"
 #include "fuzz/mutate.hpp"
 #include "equiv/equivalence.hpp"
 #include "interp/interpreter.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "ir/validate.hpp"

@@ -4,7 +4,7 @@
 #include <functional>
 #include <vector>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "fuzz/ast_edit.hpp"
 #include "ir/printer.hpp"
 #include "ir/validate.hpp"

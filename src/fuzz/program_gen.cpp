@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "ir/printer.hpp"
 #include "ir/validate.hpp"
 

@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "interp/stmt_nodes.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 
 namespace steptp::interp::detail {
 namespace {

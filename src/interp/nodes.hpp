@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error_codes.hpp"
+#include "base/error_codes.hpp"
 #include "interp/numeric.hpp"
 #include "ir/ast.hpp"
 #include "ir/dtype.hpp"

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/error_codes.hpp"
+#include "base/error_codes.hpp"
 #include "ir/ast.hpp"
 
 namespace steptp::ir {

@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "ir/ast.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/limits.hpp"
 
 namespace steptp::ir {

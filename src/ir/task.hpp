@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "ir/ast.hpp"
-#include "ir/diag.hpp"
-#include "ir/file_io.hpp"  // read_file, write_file_atomic (declared there)
+#include "base/diag.hpp"
+#include "base/file_io.hpp"  // read_file, write_file_atomic (declared there)
 
 namespace steptp::ir {
 

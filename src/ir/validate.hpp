@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::ir {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ir/ast.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/task.hpp"
 #include "ir/typing.hpp"
 #include "ir/validate.hpp"

@@ -7,7 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "interp/numeric.hpp"
 
 namespace steptp::lower {

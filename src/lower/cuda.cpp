@@ -10,7 +10,7 @@
 // Kernel i takes all known buffers, then all `g` intermediates, then the host-loop variables (int64_t).
 #include <sstream>
 
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "lower/c_emit.hpp"
 #include "lower/escape.hpp"
 #include "lower/lower.hpp"

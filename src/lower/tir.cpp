@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "lower/common.hpp"
 #include "lower/escape.hpp"
 #include "lower/lower.hpp"

@@ -6,9 +6,9 @@
 #include <mutex>
 #include <set>
 
-#include "core/canon.hpp"
-#include "core/json_text.hpp"
-#include "core/prompt.hpp"
+#include "ir/canon.hpp"
+#include "base/json_text.hpp"
+#include "step/prompt.hpp"
 #include "ir/printer.hpp"
 #include "policy/cost/analytical.hpp"
 #include "policy/cost/model.hpp"

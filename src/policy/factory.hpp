@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/cache.hpp"
+#include "step/cache.hpp"
 #include "policy/llm_client.hpp"
 #include "policy/policy.hpp"
 

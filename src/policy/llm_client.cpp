@@ -10,8 +10,8 @@
 #include <random>
 #include <thread>
 
-#include "core/hash.hpp"
-#include "core/json_text.hpp"
+#include "base/hash.hpp"
+#include "base/json_text.hpp"
 
 namespace steptp::policy {
 namespace {

@@ -21,7 +21,7 @@
 #include <optional>
 #include <string>
 
-#include "core/cache.hpp"
+#include "step/cache.hpp"
 #include "policy/policy.hpp"
 
 namespace steptp::policy {

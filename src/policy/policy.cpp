@@ -1,6 +1,6 @@
 #include "policy/policy.hpp"
 
-#include "core/hash.hpp"
+#include "base/hash.hpp"
 
 namespace steptp::policy {
 

@@ -1,6 +1,6 @@
 // The policy layer (DATASET.md §9.3): one interface, "given a prompt, give a reply", shared by `steptp eval` (§8)
-// and `steptp search` (§9). A prompt is the system + user pair of the one renderer (core/prompt.hpp); a reply is
-// the assistant text the strict answer parser (core/answer_parser.hpp) reads. Implementations:
+// and `steptp search` (§9). A prompt is the system + user pair of the one renderer (step/prompt.hpp); a reply is
+// the assistant text the strict answer parser (step/answer_parser.hpp) reads. Implementations:
 //   llm     an OpenAI-compatible chat-completions endpoint (policy/llm_client.hpp),
 //   replay  recorded replies from a JSONL file (policy/replay.hpp),
 //   random  a uniformly drawn legal strategy application (policy/random_policy.hpp).
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::policy {

@@ -2,11 +2,11 @@
 
 #include <set>
 
-#include "core/canon.hpp"
-#include "core/hash.hpp"
-#include "core/json_text.hpp"
-#include "core/prompt.hpp"
-#include "core/rng.hpp"
+#include "ir/canon.hpp"
+#include "base/hash.hpp"
+#include "base/json_text.hpp"
+#include "step/prompt.hpp"
+#include "base/rng.hpp"
 #include "ir/printer.hpp"
 #include "strategies/strategy_lock.hpp"
 

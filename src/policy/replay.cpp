@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "ir/file_io.hpp"
+#include "base/file_io.hpp"
 
 namespace steptp::policy {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/pages.hpp"
-#include "ir/file_io.hpp"
+#include "base/file_io.hpp"
 
 namespace steptp::report {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "dataset/dataset_dir.hpp"
+#include "step/dataset_dir.hpp"
 #include "dataset/export.hpp"
 #include "report/pages.hpp"
 

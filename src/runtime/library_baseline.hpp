@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-#include "core/json_text.hpp"
+#include "base/json_text.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/task.hpp"
 

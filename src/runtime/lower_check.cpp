@@ -7,7 +7,7 @@
 
 #include "equiv/compare.hpp"
 #include "interp/interpreter.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "lower/lower.hpp"
 #include "runtime/compile.hpp"
 #include "runtime/kernel.hpp"

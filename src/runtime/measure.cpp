@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "lower/lower.hpp"
 #include "runtime/compile.hpp"
 #include "runtime/interleaved.hpp"

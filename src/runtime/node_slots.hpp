@@ -4,7 +4,7 @@
 // it when the holder exits, even by SIGKILL, so a killed rank never blocks the others); while it is held, the timing
 // child is pinned to slot k's block of `threads` CPUs, counted down from the node's last online CPU:
 // [n - (k+1)·threads, n - k·threads). Off (0 slots) by default: then the process serialises only its own
-// measurements (dataset/measure_gate.hpp) and pins them to runtime::measure_cpus.
+// measurements (step/measure_gate.hpp) and pins them to runtime::measure_cpus.
 #pragma once
 #include <string>
 #include <utility>

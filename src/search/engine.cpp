@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "core/answer_parser.hpp"
-#include "core/hash.hpp"
-#include "core/canon.hpp"
-#include "core/prompt.hpp"
+#include "step/answer_parser.hpp"
+#include "base/hash.hpp"
+#include "ir/canon.hpp"
+#include "step/prompt.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "strategies/registry.hpp"

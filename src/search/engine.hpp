@@ -27,7 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/json_text.hpp"
+#include "base/json_text.hpp"
 #include "eval/grader.hpp"
 #include "policy/policy.hpp"
 

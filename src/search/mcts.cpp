@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/hash.hpp"
-#include "core/rng.hpp"
+#include "base/hash.hpp"
+#include "base/rng.hpp"
 #include "search/engine.hpp"
 
 namespace steptp::search {

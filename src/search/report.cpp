@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/canon.hpp"
+#include "ir/canon.hpp"
 #include "ir/printer.hpp"
 #include "runtime/compile.hpp"
 

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json_text.hpp"
-#include "dataset/timing.hpp"
+#include "base/json_text.hpp"
+#include "step/timing.hpp"
 #include "search/engine.hpp"
 
 namespace steptp::search {

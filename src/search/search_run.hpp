@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/json_text.hpp"
+#include "base/json_text.hpp"
 #include "eval/grader.hpp"
 #include "interp/interpreter.hpp"
 #include "policy/factory.hpp"

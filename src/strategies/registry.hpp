@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::strategy {

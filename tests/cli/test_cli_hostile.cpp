@@ -204,7 +204,7 @@ TEST_F(HostileCli, EmptyTaskFileIsE101ForEveryCommandThatTakesTasks) {
     expect_refused(cmd, "E101");
 }
 
-// Directories that are not what a command reads (src/dataset/dataset_dir.hpp): D001-D005 at the path, one line,
+// Directories that are not what a command reads (src/step/dataset_dir.hpp): D001-D005 at the path, one line,
 // exit 2; CLI usage errors: U001 at the command.
 TEST_F(HostileCli, NotADatasetDirectoryAndUsageErrorsCarryACode) {
   const std::string empty = path("empty-dir"), miss = path("no-such-dir"), ok = path("ok.json");

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <tuple>
 
-#include "core/hash.hpp"
-#include "core/json_text.hpp"
+#include "base/hash.hpp"
+#include "base/json_text.hpp"
 #include "dataset_test_util.hpp"
 
 using namespace steptp::dataset::dstest;

@@ -4,13 +4,13 @@
 
 #include <filesystem>
 
-#include "core/cache.hpp"
-#include "dataset/chat_schema.hpp"
-#include "core/hash.hpp"
-#include "core/json_text.hpp"
-#include "dataset/reasoning.hpp"
-#include "core/rng.hpp"
-#include "core/tokens.hpp"
+#include "step/cache.hpp"
+#include "step/chat_schema.hpp"
+#include "base/hash.hpp"
+#include "base/json_text.hpp"
+#include "step/reasoning.hpp"
+#include "base/rng.hpp"
+#include "step/tokens.hpp"
 #include "dataset_test_util.hpp"
 
 using namespace steptp::dataset;

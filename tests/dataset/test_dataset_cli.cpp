@@ -12,8 +12,8 @@
 #include <set>
 #include <thread>
 
-#include "core/cache.hpp"
-#include "dataset/chat_schema.hpp"
+#include "step/cache.hpp"
+#include "step/chat_schema.hpp"
 #include "dataset/export.hpp"
 #include "dataset_test_util.hpp"
 #include "ir/task.hpp"

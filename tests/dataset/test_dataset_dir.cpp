@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dataset/dataset_dir.hpp"
+#include "step/dataset_dir.hpp"
 #include "dataset_test_util.hpp"
 
 namespace steptp::dataset {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../interp/interp_helpers.hpp"
-#include "dataset/equiv.hpp"
+#include "step/equiv.hpp"
 
 namespace steptp::dataset {
 namespace {

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <thread>
 
-#include "core/cache.hpp"
+#include "step/cache.hpp"
 #include "dataset_test_util.hpp"
 
 using namespace steptp::dataset::dstest;

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <set>
 
-#include "dataset/checker.hpp"
+#include "step/checker.hpp"
 #include "dataset/filter.hpp"
-#include "dataset/record.hpp"
+#include "step/record.hpp"
 #include "dataset/unit_pipeline.hpp"
 #include "dataset_test_util.hpp"
 

@@ -3,7 +3,7 @@
 // one unit per extracted task by default, one per whole model with onnx_whole (issue #14).
 #include <gtest/gtest.h>
 
-#include "dataset/equiv.hpp"
+#include "step/equiv.hpp"
 #include "dataset/units.hpp"
 #include "frontend/workloads.hpp"
 #include "strategies/registry.hpp"

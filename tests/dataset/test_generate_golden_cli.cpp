@@ -11,9 +11,9 @@
 #include <map>
 #include <sstream>
 
-#include "core/hash.hpp"
+#include "base/hash.hpp"
 #include "dataset_test_util.hpp"
-#include "ir/file_io.hpp"
+#include "base/file_io.hpp"
 
 using namespace steptp::dataset::dstest;
 namespace fs = std::filesystem;

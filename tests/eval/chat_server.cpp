@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-#include "core/hash.hpp"
+#include "base/hash.hpp"
 
 namespace steptp::evaltest {
 

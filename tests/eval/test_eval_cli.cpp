@@ -19,9 +19,9 @@
 #include "../dataset/dataset_test_util.hpp"
 #include "chat_server.hpp"
 #include "raw_http_server.hpp"
-#include "core/cache.hpp"
-#include "core/hash.hpp"
-#include "core/json_text.hpp"
+#include "step/cache.hpp"
+#include "base/hash.hpp"
+#include "base/json_text.hpp"
 
 namespace steptp::evaltest {
 namespace {

@@ -2,10 +2,10 @@
 // equivalent with its strategy and reasoning confirmed; each corruption is stopped at the gate that must catch it.
 #include <gtest/gtest.h>
 
-#include "core/cache.hpp"
-#include "core/json_text.hpp"
-#include "core/prompt.hpp"
-#include "dataset/checker.hpp"
+#include "step/cache.hpp"
+#include "base/json_text.hpp"
+#include "step/prompt.hpp"
+#include "step/checker.hpp"
 #include "eval/grader.hpp"
 #include "ir/printer.hpp"
 #include "strategies/registry.hpp"
@@ -122,7 +122,7 @@ TEST(EvalGrader, CorruptionsAreCaughtAtTheirGate) {
   EXPECT_EQ(s.g.reason, "not_equivalent");
 }
 
-// The strict stage of the equivalent gate (dataset/strict_equiv.hpp): a clamp moved from 20 to 30 is invisible to
+// The strict stage of the equivalent gate (step/strict_equiv.hpp): a clamp moved from 20 to 30 is invisible to
 // S5's normal and uniform draws (no element reaches 20), so S5 alone grades the wrong answer equivalent; the strict
 // stage's wide draws (magnitudes up to 2^6) reach the clamp and reject it. A correct step passes both stages.
 TEST(EvalGrader, StrictStageRejectsAClampThatS5sDrawsNeverReach) {

@@ -7,7 +7,7 @@
 
 #include "chat_server.hpp"
 #include "raw_http_server.hpp"
-#include "core/cache.hpp"
+#include "step/cache.hpp"
 #include "policy/llm_client.hpp"
 
 namespace steptp::evaltest {

@@ -8,7 +8,7 @@
 #include "frontend/onnx/onnx_tensor.hpp"
 #include "frontend/onnx_import.hpp"
 #include "frontend/params_sidecar.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/task.hpp"
 
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 // (typed mode) under the §11 comparison on every hand-written task; structural checks of the emitted text.
 #include <gtest/gtest.h>
 
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/parser.hpp"
 #include "lower/lower.hpp"
 #include "lower_test_util.hpp"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frontend/onnx_import.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/limits.hpp"
 #include "lower/lower.hpp"
 #include "lower_test_util.hpp"

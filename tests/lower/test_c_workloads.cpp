@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/workloads.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "lower_test_util.hpp"
 #include "runtime/lower_check.hpp"
 #include "test_scope.hpp"

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/parser.hpp"
 #include "lower/lower.hpp"
 #include "lower_test_util.hpp"

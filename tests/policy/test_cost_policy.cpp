@@ -5,8 +5,8 @@
 
 #include <set>
 
-#include "core/answer_parser.hpp"
-#include "core/canon.hpp"
+#include "step/answer_parser.hpp"
+#include "ir/canon.hpp"
 #include "frontend/workloads.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"

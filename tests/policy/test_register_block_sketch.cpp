@@ -4,8 +4,8 @@
 // proposes the plan's steps one reply after another.
 #include <gtest/gtest.h>
 
-#include "core/answer_parser.hpp"
-#include "core/canon.hpp"
+#include "step/answer_parser.hpp"
+#include "ir/canon.hpp"
 #include "frontend/workloads.hpp"
 #include "equiv/equivalence.hpp"
 #include "ir/printer.hpp"

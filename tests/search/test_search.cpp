@@ -5,13 +5,13 @@
 
 #include <set>
 
-#include "core/answer_parser.hpp"
-#include "core/cache.hpp"
-#include "core/canon.hpp"
-#include "core/json_text.hpp"
-#include "core/prompt.hpp"
-#include "dataset/config.hpp"
-#include "dataset/timing.hpp"
+#include "step/answer_parser.hpp"
+#include "step/cache.hpp"
+#include "ir/canon.hpp"
+#include "base/json_text.hpp"
+#include "step/prompt.hpp"
+#include "step/config.hpp"
+#include "step/timing.hpp"
 #include "eval/grader.hpp"
 #include "frontend/workloads.hpp"
 #include "policy/cost_policy.hpp"

@@ -13,8 +13,8 @@
 
 #include "../dataset/dataset_test_util.hpp"
 #include "../eval/chat_server.hpp"
-#include "core/json_text.hpp"
-#include "core/prompt.hpp"
+#include "base/json_text.hpp"
+#include "step/prompt.hpp"
 #include "ir/parser.hpp"
 #include "ir/task.hpp"
 #include "policy/random_policy.hpp"

@@ -11,7 +11,7 @@
 #include "frontend/onnx/expr_build.hpp"
 #include "frontend/onnx/import_error.hpp"
 #include "frontend/onnx/onnx_tensor.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 
 namespace steptp::frontend::onnx_detail {
 

@@ -4,7 +4,7 @@
 // graph value or the node ("Conv node 'conv1': ..."), so `import-onnx` and `generate --onnx` print one line
 // "LEIR-E602 at model.onnx: unsupported ONNX op 'Foo' (node 'n')" and exit 2. An unreadable file is E108.
 #pragma once
-#include "core/error_codes.hpp"
+#include "base/error_codes.hpp"
 
 namespace steptp::frontend {
 

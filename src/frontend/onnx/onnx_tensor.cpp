@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "frontend/onnx/import_error.hpp"
-#include "ir/diag.hpp"
+#include "base/diag.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::frontend {

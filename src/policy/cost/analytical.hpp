@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/json_text.hpp"
+#include "base/json_text.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::policy::cost {

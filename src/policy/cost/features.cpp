@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "dataset/facts.hpp"
+#include "step/facts.hpp"
 #include "ir/dtype.hpp"
 #include "policy/cost/program_view.hpp"
 

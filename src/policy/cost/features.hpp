@@ -3,7 +3,7 @@
 // summed, maxed or instance-weighted over top-level nests, so the length never depends on the program.
 //
 // Features, in vector order (units in brackets; "inst-weighted" = weighted by statement instances):
-//   flops, iterations, min_traffic_bytes, footprint_bytes, parallel_iterations  dataset/facts.hpp program_metrics
+//   flops, iterations, min_traffic_bytes, footprint_bytes, parallel_iterations  step/facts.hpp program_metrics
 //   stmt_instances       sum over statements of the product of their loop extents
 //   work                 sum of instances * weighted operations (analytical.hpp work(S))
 //   expensive_op_instances  instances * (/ sqrt exp log erf **) per instance, summed

@@ -10,7 +10,7 @@
 // Training data: every record whose `measurement` is non-null. Each distinct program (its task JSON) is one row:
 // a before program with the median of its records' before.median_ns, an after program with the median of its
 // after.median_ns; target log2(latency in seconds). Held out by workload: workload w is held out when
-// derive(seed, "cost-model-holdout", {w}) / 2^64 < holdout_frac (core/hash.hpp), adjusted so that both sides
+// derive(seed, "cost-model-holdout", {w}) / 2^64 < holdout_frac (base/hash.hpp), adjusted so that both sides
 // have a workload when there are two or more. Deterministic: fixed seed, nthread = 1, exact tree method.
 //
 // Pairwise accuracy on held-out tasks: over the pairs of distinct programs of one task (the before program and
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "core/json_text.hpp"
+#include "base/json_text.hpp"
 #include "policy/cost/analytical.hpp"
 
 namespace steptp::policy::cost {

@@ -7,9 +7,9 @@
 #include <set>
 #include <stdexcept>
 
-#include "core/hash.hpp"
-#include "dataset/dataset_dir.hpp"
-#include "dataset/record.hpp"
+#include "base/hash.hpp"
+#include "step/dataset_dir.hpp"
+#include "step/record.hpp"
 #include "ir/task.hpp"
 #include "policy/cost/features.hpp"
 #include "policy/cost/learned.hpp"
