@@ -169,12 +169,12 @@ std::optional<Iv> interval(const Expr& e, const Slots& s, const LoopBox& box) {
 
 // ---- enumeration: the entry compiled to postfix code over variable slots ----
 enum class Op : std::uint8_t { Lit, Var, Neg, Add, Sub, Mul, FloorDiv, Mod };
-struct Code {
+struct Instr {
   Op op;
   std::int64_t v;  // literal value or slot
 };
 
-bool compile(const Expr& e, const Slots& s, std::vector<Code>& out) {
+bool compile(const Expr& e, const Slots& s, std::vector<Instr>& out) {
   switch (e.kind) {
     case ExprKind::IntLit: out.push_back({Op::Lit, e.ival}); return true;
     case ExprKind::Var: {
@@ -214,7 +214,7 @@ IndexRange div_by_zero(IndexRange r, const Slots& s, const std::vector<std::int6
   return r;
 }
 
-IndexRange enumerate(const std::vector<Code>& code, const Slots& s, std::uint64_t points) {
+IndexRange enumerate(const std::vector<Instr>& code, const Slots& s, std::uint64_t points) {
   IndexRange r;
   r.points = points;
   const std::size_t nv = s.names.size();
@@ -223,7 +223,7 @@ IndexRange enumerate(const std::vector<Code>& code, const Slots& s, std::uint64_
   bool first = true;
   for (;;) {
     std::size_t sp = 0;
-    for (const Code& c : code) {
+    for (const Instr& c : code) {
       switch (c.op) {
         case Op::Lit: stack[sp++] = c.v; break;
         case Op::Var: stack[sp++] = val[static_cast<std::size_t>(c.v)]; break;
@@ -356,7 +356,7 @@ IndexRange index_range(const Expr& entry, const LoopBox& box) {
     if (auto iv = interval(entry, s, box))
       return IndexRange{RangeStatus::Exact, saturate(iv->lo), saturate(iv->hi), points, {}};
   }
-  std::vector<Code> code;
+  std::vector<Instr> code;
   if (!compile(entry, s, code)) return r;
   return enumerate(code, s, points);
 }

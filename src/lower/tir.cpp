@@ -29,7 +29,7 @@ using ir::Func;
 // Python precedence of what we print (higher binds tighter).
 enum Prec { kOr = 1, kAnd = 2, kCmp = 4, kAdd = 6, kMul = 7, kUnary = 8, kAtom = 10 };
 
-struct Code {
+struct PyExpr {
   std::string s;
   int prec = kAtom;
 };
@@ -71,7 +71,7 @@ std::string typed_literal(const ConstVal& v, DType t) {
   return f + std::to_string(i) + ")";
 }
 
-Code paren_if(Code c, bool cond) {
+PyExpr paren_if(PyExpr c, bool cond) {
   if (cond) return {"(" + c.s + ")", kAtom};
   return c;
 }
@@ -293,17 +293,17 @@ class TirEmitter {
   }
 
   // ---- expressions ----
-  static Code binary(const Code& a, const std::string& op, const Code& b, int prec) {
+  static PyExpr binary(const PyExpr& a, const std::string& op, const PyExpr& b, int prec) {
     return {paren_if(a, a.prec < prec).s + " " + op + " " + paren_if(b, b.prec <= prec).s, prec};
   }
-  static Code call(const std::string& f, const std::vector<Code>& args) {
+  static PyExpr call(const std::string& f, const std::vector<PyExpr>& args) {
     std::string s = f + "(";
     for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].s;
     return {s + ")", kAtom};
   }
 
   /// Subscript entries: i64 index arithmetic, plain integers, no casts.
-  Code index(const Expr& e) {
+  PyExpr index(const Expr& e) {
     if (auto c = fold_constant(e); c && c->kind == ConstVal::Int)
       return {std::to_string(c->i), c->i < 0 ? kUnary : kAtom};
     switch (e.kind) {
@@ -311,11 +311,11 @@ class TirEmitter {
       case ExprKind::Ref: return {ref_text(e), kAtom};
       case ExprKind::Group: return index(e.args[0]);
       case ExprKind::Neg: {
-        Code a = index(e.args[0]);
+        PyExpr a = index(e.args[0]);
         return {"-" + paren_if(a, a.prec < kUnary).s, kUnary};
       }
       case ExprKind::Binary: {
-        Code a = index(e.args[0]), b = index(e.args[1]);
+        PyExpr a = index(e.args[0]), b = index(e.args[1]);
         switch (e.bop) {
           case BinOp::Add: return binary(a, "+", b, kAdd);
           case BinOp::Sub: return binary(a, "-", b, kAdd);
@@ -333,13 +333,13 @@ class TirEmitter {
 
   /// Value of `e` converted to `want` (T.Cast when its static type differs). `plain_ok`: an i64 integer constant
   /// may print as a plain integer (index arithmetic).
-  Code value(const Expr& e, DType want, bool plain_ok) {
-    Code c = raw(e, plain_ok);
+  PyExpr value(const Expr& e, DType want, bool plain_ok) {
+    PyExpr c = raw(e, plain_ok);
     if (e.ty != DType::Invalid && e.ty != want) return {"T.Cast(\"" + tvm_type(want) + "\", " + c.s + ")", kAtom};
     return c;
   }
 
-  Code raw(const Expr& e, bool plain_ok) {
+  PyExpr raw(const Expr& e, bool plain_ok) {
     if (e.kind == ExprKind::Group) return raw(e.args[0], plain_ok);
     if (auto c = fold_constant(e)) {
       if (c->kind == ConstVal::Int && e.ty == DType::I64 && plain_ok)
@@ -350,7 +350,7 @@ class TirEmitter {
       case ExprKind::Var: return {"v_" + e.text, kAtom};
       case ExprKind::Ref: return {ref_text(e), kAtom};
       case ExprKind::Neg: {
-        Code a = value(e.args[0], e.ty, false);
+        PyExpr a = value(e.args[0], e.ty, false);
         return {"-" + paren_if(a, a.prec < kUnary).s, kUnary};
       }
       case ExprKind::Compare: {
@@ -358,9 +358,9 @@ class TirEmitter {
         for (std::size_t k = 0; k < e.cmps.size(); ++k) {
           const DType t = compare_type(e, k);
           const bool ints = t == DType::I64;
-          Code a = value(e.args[k], t, ints && contains_var(e.args[k + 1]));
-          Code b = value(e.args[k + 1], t, ints && contains_var(e.args[k]));
-          Code one = binary(a, std::string(ir::cmpop_text(e.cmps[k])), b, kCmp);
+          PyExpr a = value(e.args[k], t, ints && contains_var(e.args[k + 1]));
+          PyExpr b = value(e.args[k + 1], t, ints && contains_var(e.args[k]));
+          PyExpr one = binary(a, std::string(ir::cmpop_text(e.cmps[k])), b, kCmp);
           // comparison operands never chain in Python: binary() parenthesises a prec-4 operand on the right only
           if (a.prec == kCmp) one = {"(" + a.s + ") " + std::string(ir::cmpop_text(e.cmps[k])) + " " +
                                          paren_if(b, b.prec <= kCmp).s, kCmp};
@@ -370,12 +370,12 @@ class TirEmitter {
       }
       case ExprKind::Binary: {
         if (e.bop == BinOp::And || e.bop == BinOp::Or) {
-          Code a = value(e.args[0], DType::Bool, false), b = value(e.args[1], DType::Bool, false);
+          PyExpr a = value(e.args[0], DType::Bool, false), b = value(e.args[1], DType::Bool, false);
           return e.bop == BinOp::And ? binary(a, "and", b, kAnd) : binary(a, "or", b, kOr);
         }
         const bool ints = e.ty == DType::I64;
-        Code a = value(e.args[0], e.ty, ints && contains_var(e.args[1]));
-        Code b = value(e.args[1], e.ty, ints && contains_var(e.args[0]));
+        PyExpr a = value(e.args[0], e.ty, ints && contains_var(e.args[1]));
+        PyExpr b = value(e.args[1], e.ty, ints && contains_var(e.args[0]));
         switch (e.bop) {
           case BinOp::Add: return binary(a, "+", b, kAdd);
           case BinOp::Sub: return binary(a, "-", b, kAdd);
@@ -391,7 +391,7 @@ class TirEmitter {
       case ExprKind::Call: {
         static const char* names[] = {"T.exp", "T.log", "T.sqrt", "T.abs", "T.erf", "T.max", "T.min",
                                       "T.if_then_else"};
-        std::vector<Code> args;
+        std::vector<PyExpr> args;
         const bool ints = e.ty == DType::I64;
         for (std::size_t i = 0; i < e.args.size(); ++i) {
           bool plain = false;
