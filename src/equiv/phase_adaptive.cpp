@@ -1,9 +1,9 @@
-// Phase "adaptive" of the equivalence check (the draws of LEIR.md §11 step 2, refined in bench/RESULTS.md,
-// "Adaptive draws"; Options::Adaptive): where a comparison, clamp or bool reduction saturates, the draws say little
-// about an output element. So when every draw passed but some element of the original took fewer than 3 distinct
-// values over them, up to Options::Adaptive::extra_seeds further seeds (the first after `seeds`) are drawn with
-// every distribution of the further draws (`dists`, and S), stopping at the first mismatch, within the check's own
-// work so far or kAdaptiveMinBudget statement executions, whichever is larger.
+// Phase "adaptive" of the equivalence check (LEIR.md §11 step 7.1; Options::Adaptive): where a comparison, clamp or
+// bool reduction saturates, the draws say little about an output element. So when every draw passed but some element
+// of the original took fewer than 3 distinct values over them, up to Options::Adaptive::extra_seeds further seeds
+// (the first after `seeds`) are drawn with every distribution of the further draws (`dists`, and S), stopping at the
+// first mismatch, within the check's own work so far or kAdaptiveMinBudget statement executions, whichever is
+// larger.
 #include <algorithm>
 #include <cstring>
 

@@ -1,12 +1,12 @@
-// Phase "boundary" of the equivalence check (the draws of LEIR.md §11 step 2, refined in bench/RESULTS.md,
-// "Boundary draws"; Options::Boundary): a threshold, clamp or underflow point that the candidate moved is met
-// however narrow the band of inputs where the programs differ. For each of up to Options::Boundary::pairs pairs of
-// further draws x0, x1 (one seed, two distributions of the further draws, every ordered pair in turn), both
-// programs run at x0, x1 and the middle of the segment between them, all compared; then, per program, up to
-// kBoundarySitesPerPair output elements that change along the segment and are piecewise constant on it are
-// located by bisection (that program alone) down to kBoundaryWidth, and both programs are compared just either
-// side of each change. Even pairs run untyped, odd ones typed (all typed when the check is); a typed pair on which
-// the original cannot run in §8.2 precision is skipped. Within kCheapCheckBudget statement executions.
+// Phase "boundary" of the equivalence check (LEIR.md §11 step 7.3; Options::Boundary): a threshold, clamp or
+// underflow point that the candidate moved is met however narrow the band of inputs where the programs differ. For
+// each of up to Options::Boundary::pairs pairs of further draws x0, x1 (one seed, two distributions of the further
+// draws, every ordered pair in turn), both programs run at x0, x1 and the middle of the segment between them, all
+// compared; then, per program, up to kBoundarySitesPerPair output elements that change along the segment and are
+// piecewise constant on it are located by bisection (that program alone) down to kBoundaryWidth, and both programs
+// are compared just either side of each change. Even pairs run untyped, odd ones typed (all typed when the check
+// is); a typed pair on which the original cannot run in §8.2 precision is skipped. Within kCheapCheckBudget
+// statement executions.
 #include <algorithm>
 #include <optional>
 #include <utility>

@@ -1,8 +1,8 @@
-// Phase "cheap" of the equivalence check (the draws of LEIR.md §11 step 2, refined in bench/RESULTS.md, "Cheap
-// checks draw on"; Options::Cheap): a small program is cheap to check further, so when every draw passed, up to
-// Options::Cheap::extra_seeds further seeds are drawn with every distribution of the further draws, untyped and
-// (unless the check is typed already) typed, stopping at the first mismatch, within kCheapCheckBudget statement
-// executions. An original that cannot run in §8.2 precision on a typed draw gives no verdict there.
+// Phase "cheap" of the equivalence check (LEIR.md §11 step 7.2; Options::Cheap): a small program is cheap to check
+// further, so when every draw passed, up to Options::Cheap::extra_seeds further seeds are drawn with every
+// distribution of the further draws, untyped and (unless the check is typed already) typed, stopping at the first
+// mismatch, within kCheapCheckBudget statement executions. An original that cannot run in §8.2 precision on a typed
+// draw gives no verdict there.
 #include <algorithm>
 #include <vector>
 

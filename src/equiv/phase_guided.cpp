@@ -1,11 +1,11 @@
-// Phase "guided" of the equivalence check (the draws of LEIR.md §11 step 2, refined in bench/RESULTS.md, "Guided
-// draws"; Options::Guided, equiv/guided.hpp): a greybox fuzzer's search over the inputs of both programs. The corpus
-// starts with the draws of `seeds` x the further distributions; each of up to Options::Guided::draws further draws
-// is a mutation of a kept one (mutate_inputs), run on both programs with coverage probes, and kept when either
-// program reached a value class or hit-count bucket no earlier draw reached; even draws untyped, odd ones typed
-// (all typed when the check is). A draw on which the original fails to run is dropped. A draw is reported (judged
-// as every draw, equiv/judge.cpp) only on a gross difference that survives the tie check (equiv/tie_check.cpp); a
-// typed draw's must also show untyped unless it is NaN. Within Options::Guided::budget statement executions.
+// Phase "guided" of the equivalence check (LEIR.md §11 step 7.4; Options::Guided, equiv/guided.hpp): a greybox
+// fuzzer's search over the inputs of both programs. The corpus starts with the draws of `seeds` x the further
+// distributions; each of up to Options::Guided::draws further draws is a mutation of a kept one (mutate_inputs), run
+// on both programs with coverage probes, and kept when either program reached a value class or hit-count bucket no
+// earlier draw reached; even draws untyped, odd ones typed (all typed when the check is). A draw on which the
+// original fails to run is dropped. A draw is reported (judged as every draw, equiv/judge.cpp) only on a gross
+// difference that survives the tie check (equiv/tie_check.cpp); a typed draw's must also show untyped unless it is
+// NaN. Within Options::Guided::budget statement executions.
 #include <algorithm>
 #include <optional>
 #include <utility>

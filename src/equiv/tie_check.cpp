@@ -1,10 +1,10 @@
-// The guided draws' judging (the comparison of LEIR.md §11 step 4, made robust to an adversarial search; used by
-// equiv/phase_guided.cpp). A coverage-guided search also finds the inputs where a legitimate class-R rewrite rounds
-// differently (cancellations), so a guided draw counts only on a gross difference (gross_mismatch). And input-to-
-// state replacement copies a value one program computes into an input it is compared with; where the two programs
-// round that value differently, the comparison ties, a class-R effect: so a mutated draw's difference must also
-// show on one of two copies of the draw whose float inputs are moved up, or down, by a few f64 ulps
-// (perturb_float_inputs), the tie check.
+// The guided draws' judging (LEIR.md §11 step 7.4 and its tie check; used by equiv/phase_guided.cpp). A
+// coverage-guided search also finds the inputs where a legitimate class-R rewrite rounds differently
+// (cancellations), so a guided draw counts only on a gross difference (gross_mismatch). And input-to- state
+// replacement copies a value one program computes into an input it is compared with; where the two programs round
+// that value differently, the comparison ties, a class-R effect: so a mutated draw's difference must also show on
+// one of two copies of the draw whose float inputs are moved up, or down, by a few f64 ulps (perturb_float_inputs),
+// the tie check.
 #include <algorithm>
 #include <cmath>
 
