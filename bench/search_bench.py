@@ -262,10 +262,15 @@ def per_task_report(args, tasks, emitted, results, torch_rows, search_dir, torch
     res = match_results(emitted, results)
     torch_by = {(r["workload"], json.dumps(r["params"], sort_keys=True)): r for r in torch_rows}
     torch_ver = next((r.get("torch_version") for r in torch_rows if r.get("torch_version")), None)
+    blas = next((r.get("blas") for r in torch_rows if r.get("blas")), None) or {}
+    core = (blas.get("openblas") or {}).get("core", "?")
+    dropped = ", ".join(f"{k}={v}" for k, v in sorted((blas.get("dropped") or {}).items())) or "none"
     extra = [f"* search: `--algorithm {args.algorithm} --policy {args.policy}`, results in `{search_dir}`",
              f"* PyTorch eager: {'torch ' + torch_ver if torch_ver else 'n/a'} (bench/pytorch_eager.py, "
-             f"/usr/bin/python3, torch.no_grad, median of 15 repeats of >= 1 ms){torch_note}",
-             "* OpenBLAS: the library baseline of `steptp search` (cblas routine, where one exists)", ""]
+             f"/usr/bin/python3, torch.no_grad, median of 15 repeats of >= 1 ms){torch_note}; its OpenBLAS core "
+             f"{core} (dropped: {dropped}; {blas.get('torch_blas') or 'BLAS build n/a'})",
+             "* OpenBLAS: the library baseline of `steptp search` (cblas routine, where one exists; its core is in "
+             "the search's summary.json, `library_baseline`)", ""]
     lines = header(args, f"steptp search vs PyTorch eager vs OpenBLAS ({args.algorithm}/{args.policy})", extra)
     lines += ["| # | workload | params | naive ms | best ms | speedup | PyTorch ms | best/PyTorch | OpenBLAS ms | "
               "best vs OpenBLAS | path | status |",
