@@ -1,9 +1,11 @@
 // steptp command-line entry point. Subcommands live in src/cli/cmd_*.cpp.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
 #include "cli/command.hpp"
+#include "runtime/best_core.hpp"
 #include "base/allocator.hpp"
 #include "base/error_codes.hpp"
 #include "base/exit_status.hpp"
@@ -51,6 +53,11 @@ int fail_in(const std::string& file, const ir::LeirError& e) {
 int main(int argc, char** argv) {
   using namespace steptp::cli;
   steptp::core::keep_freed_memory();
+  {  // the library baseline runs in a child steptp (runtime/best_core.hpp)
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) steptp::runtime::set_self_executable(self.string());
+  }
   CLI::App app{"steptp: step-level tensor-program optimisation data (Step-TP) on the LEIR loop IR"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "steptp 0.1.0");

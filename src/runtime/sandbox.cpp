@@ -1,5 +1,7 @@
 #include "runtime/sandbox.hpp"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -32,7 +34,7 @@ std::string last_line(const std::string& s) {
 }  // namespace
 
 SandboxResult run_sandboxed(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                            double timeout_seconds, std::uint64_t memory_bytes) {
+                            double timeout_seconds, std::uint64_t memory_bytes, const std::vector<std::string>& unset) {
   SandboxResult r;
   char tmpl[] = "/tmp/steptp-sandbox-XXXXXX";
   const int out_fd = mkstemp(tmpl);
@@ -42,7 +44,8 @@ SandboxResult run_sandboxed(const std::vector<std::string>& argv, const std::map
   std::vector<std::string> envs;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
-    if (!env.count(kv.substr(0, kv.find('=')))) envs.push_back(kv);
+    const std::string name = kv.substr(0, kv.find('='));
+    if (!env.count(name) && std::find(unset.begin(), unset.end(), name) == unset.end()) envs.push_back(kv);
   }
   for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
   std::vector<char*> cargv, cenv;

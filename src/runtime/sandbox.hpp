@@ -21,10 +21,11 @@ struct SandboxResult {
   std::string reason;
 };
 
-/// Runs argv[0] (absolute path) with `argv` and extra environment variables. `memory_bytes` = 0: no limit.
-/// Throws std::runtime_error only if fork itself fails.
+/// Runs argv[0] (absolute path) with `argv`, extra environment variables `env` and without the variables `unset`.
+/// `memory_bytes` = 0: no limit. Throws std::runtime_error only if fork itself fails.
 SandboxResult run_sandboxed(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                            double timeout_seconds, std::uint64_t memory_bytes);
+                            double timeout_seconds, std::uint64_t memory_bytes,
+                            const std::vector<std::string>& unset = {});
 
 /// Exit status used by generated code and the runner for allocation failures.
 constexpr int kExitOutOfMemory = 99;

@@ -219,6 +219,23 @@ ojson summarize(const std::vector<ojson>& results, const SearchConfig& cfg, cons
   return s;
 }
 
+/// "Library baseline: OpenBLAS core Cooperlake (OpenBLAS 0.3.21 ...); sgemm check max rel err 4.4e-07; run without
+/// OPENBLAS_CORETYPE=Haswell." (runtime::baseline_library()).
+static std::string library_baseline_line(const ojson& b) {
+  const ojson& lib = b["library"];
+  std::string line = fmt::format("Library baseline: OpenBLAS core {} ({}); sgemm check max rel err {:.2g}",
+                                 lib.value("openblas_core", "?"), lib.value("openblas_config", "?"),
+                                 b.value("core_check_max_rel_err", -1.0));
+  std::string dropped, forced;
+  for (const auto& [k, v] : b["dropped"].items()) dropped += (dropped.empty() ? "" : ", ") + k + "=" + v.get<std::string>();
+  for (const char* k : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"})
+    if (lib.contains(k) && lib[k].is_string()) forced += (forced.empty() ? "" : ", ") + std::string(k) + "=" + lib[k].get<std::string>();
+  if (!dropped.empty()) line += "; run without " + dropped;
+  if (!forced.empty()) line += "; forced by " + forced;
+  if (b.contains("kept_reason") && b["kept_reason"].is_string()) line += " (" + b["kept_reason"].get<std::string>() + ")";
+  return line + ".\n\n";
+}
+
 std::string summary_markdown(const ojson& s, const std::vector<ojson>& results) {
   auto num = [](const ojson& v, const char* f = "{:.2f}") { return v.is_number() ? fmt::format(fmt::runtime(f), v.get<double>()) : std::string("–"); };
   std::string md = fmt::format("# steptp search: {} / {}\n\n", s["algorithm"].get<std::string>(), s["policy"].get<std::string>());
@@ -241,11 +258,7 @@ std::string summary_markdown(const ojson& s, const std::vector<ojson>& results) 
                     num(s["geomean_speedup"]), num(s["median_speedup"]), num(s["geomean_speedup_vs_baseline"]),
                     num(s["mean_budget_use"]["proposals"]), num(s["mean_budget_use"]["measurements"]));
   if (const auto lib = s.find("library_baseline"); lib != s.end() && lib->is_object())
-    md += fmt::format("Library baseline: OpenBLAS core {} ({}){}.\n\n", (*lib)["openblas_core"].get<std::string>(),
-                      (*lib)["openblas_config"].get<std::string>(),
-                      (*lib)["OPENBLAS_CORETYPE"].is_string()
-                          ? ", forced by OPENBLAS_CORETYPE=" + (*lib)["OPENBLAS_CORETYPE"].get<std::string>()
-                          : std::string());
+    md += library_baseline_line(*lib);
   md += "| workload | root ms | baseline ms | best ms | speedup | vs baseline | path | proposals | measurements | stop |\n";
   md += "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : results) {

@@ -22,6 +22,7 @@
 #include "interp/interpreter.hpp"
 #include "base/diag.hpp"
 #include "ir/task.hpp"
+#include "runtime/best_core.hpp"
 #include "runtime/library_baseline.hpp"
 #include "search/report.hpp"
 
@@ -251,7 +252,8 @@ ojson search_root(const RunContext& rc, const Root& root, const std::string& key
       throw;
     }
     ojson base = nullptr;
-    if (opt.baseline) base = runtime::time_library_baseline(root.workload, *root.task, rc.gen.repeats, opt.threads);
+    if (opt.baseline)
+      base = runtime::time_library_baseline_best(root.workload, *root.task, rc.gen.repeats, opt.threads);
     done["result"] = task_result(s, root.task_id, root.workload, opt.policy.name, rc.timer, base);
     done["proposals"] = ojson::array();
     for (const auto& p : s.proposals()) {
@@ -320,7 +322,7 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
     ir::write_file_atomic(opt.out_dir + "/proposals.jsonl", lines(proposals));
     ir::write_file_atomic(opt.out_dir + "/transcripts.jsonl", lines(transcripts));
     ojson summary = summarize(results, opt.search, opt.policy.name);
-    if (opt.baseline) summary["library_baseline"] = runtime::blas_library_info();
+    if (opt.baseline) summary["library_baseline"] = runtime::baseline_library();
     ir::write_file_atomic(opt.out_dir + "/summary.json", core::dump_py(summary) + "\n");
     ir::write_file_atomic(opt.out_dir + "/summary.md", summary_markdown(summary, results));
     return summary;

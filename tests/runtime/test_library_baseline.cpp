@@ -8,6 +8,7 @@
 #include "equiv/inputs.hpp"
 #include "frontend/workloads.hpp"
 #include "interp/interpreter.hpp"
+#include "runtime/best_core.hpp"
 #include "runtime/library_baseline.hpp"
 
 namespace steptp::runtime {
@@ -99,6 +100,15 @@ TEST(LibraryBaseline, NamesTheOpenBlasCoreAndTheForcingVariables) {
   } else {
     EXPECT_TRUE(j["OPENBLAS_CORETYPE"].is_null());
   }
+}
+
+// The correctness check that decides whether the baseline may drop the forcing variables: a 192x160x224 sgemm of
+// this process against the f64 product, within 1e-5 relative to the largest element (float rounding gives ~1e-7).
+TEST(LibraryBaseline, SgemmCheckPassesInThisProcess) {
+  if (!cblas_available()) GTEST_SKIP() << "built without STEPTP_WITH_CBLAS";
+  const double e = blas_core_check();
+  EXPECT_GT(e, 0.0);  // f32 rounding is never exact over k = 224
+  EXPECT_LE(e, kBlasCheckTolerance);
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -18,6 +20,7 @@
 #include "ir/parser.hpp"
 #include "ir/task.hpp"
 #include "policy/random_policy.hpp"
+#include "runtime/library_baseline.hpp"
 
 namespace steptp::search {
 namespace {
@@ -42,6 +45,45 @@ std::vector<std::string> fixed_args(const std::string& out, const std::string& a
   a.push_back("--out");
   a.push_back(out);
   return a;
+}
+
+// The library baseline runs at OpenBLAS's best core (issue #49): search starts its baseline child without
+// OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE once the core OpenBLAS detects there passes the sgemm check, and says so.
+TEST(SearchCli, LibraryBaselineRunsWithoutTheForcingVariables) {
+  if (!runtime::cblas_available()) GTEST_SKIP() << "built without STEPTP_WITH_CBLAS";
+  const std::string d = temp_dir("search-blas");
+  std::map<std::string, std::string> saved;
+  for (const char* v : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"})
+    if (const char* x = std::getenv(v)) saved[v] = x;
+  setenv("OPENBLAS_CORETYPE", "Haswell", 1);
+  setenv("OPENBLAS_L2_SIZE", "512", 1);
+  const int rc = run_cli({"search", "--workloads", "Square_matrix_multiplication", "--small", "--policy", "random",
+                          "--proposals", "2", "--measurements", "1", "--repeats", "3", "--no-progress", "--out",
+                          d + "/o"},
+                         d);
+  for (const char* v : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"}) {
+    if (saved.count(v))
+      setenv(v, saved[v].c_str(), 1);
+    else
+      unsetenv(v);
+  }
+  ASSERT_EQ(rc, 0) << slurp(d + "/log.txt");
+  const auto summary = core::ojson::parse(slurp(d + "/o/summary.json"));
+  const auto& lib = summary["library_baseline"];
+  EXPECT_EQ(lib["dropped"]["OPENBLAS_CORETYPE"], "Haswell") << lib.dump();
+  EXPECT_EQ(lib["dropped"]["OPENBLAS_L2_SIZE"], "512");
+  EXPECT_TRUE(lib["library"]["OPENBLAS_CORETYPE"].is_null()) << "the child still saw the variable";
+  EXPECT_TRUE(lib["library"]["OPENBLAS_L2_SIZE"].is_null());
+  EXPECT_TRUE(lib["kept_reason"].is_null()) << lib.dump();
+  EXPECT_GE(lib["core_check_max_rel_err"].get<double>(), 0.0);
+  EXPECT_LE(lib["core_check_max_rel_err"].get<double>(), 1e-5);
+  const auto results = jsonl(d + "/o/results.jsonl");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["baseline"]["routine"], "cblas_sgemm") << results[0].dump();
+  EXPECT_GT(results[0]["baseline"]["median_ns"].get<double>(), 0.0);
+  EXPECT_NE(slurp(d + "/o/summary.md").find("run without OPENBLAS_CORETYPE=Haswell, OPENBLAS_L2_SIZE=512"),
+            std::string::npos);
+  fs::remove_all(d);
 }
 
 TEST(SearchCliSlow, SameSeedGivesByteIdenticalOutputs) {
