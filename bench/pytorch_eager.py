@@ -15,7 +15,8 @@ The library at its best: the script re-runs itself without OPENBLAS_CORETYPE and
 older OpenBLAS core; PyTorch's matmuls go through OpenBLAS) once the core OpenBLAS then detects computes a
 512x256x384 sgemm within 1e-5 of the f64 product (else it keeps them), and with glibc's malloc thresholds raised
 (MALLOC_MMAP_THRESHOLD_ 32 MiB, MALLOC_TRIM_THRESHOLD_ 1 GiB) so that PyTorch's temporaries are reused between
-calls, as in a long-running process, instead of being mapped and page-faulted on every call. `blas` records the
+calls, as in a long-running process, instead of being mapped and page-faulted on every call, and with
+OPENBLAS_NUM_THREADS = --threads (torch.set_num_threads does not bound OpenBLAS's own threads). `blas` records the
 OpenBLAS core and configuration the timings ran on, the variables dropped, the check's error and PyTorch's BLAS build
 line. --keep-blas-env times under the environment as given.
 
@@ -56,6 +57,10 @@ def best_core_env():
     dropped = {k: env.pop(k) for k in FORCING_VARS if k in env}
     for k, v in STEADY_MALLOC.items():
         env.setdefault(k, v)
+    # torch.set_num_threads does not bound OpenBLAS's own thread pool (Debian's torch calls it as a generic BLAS):
+    # without this, "1 thread" ran PyTorch's matmuls on every core.
+    threads = sys.argv[sys.argv.index("--threads") + 1] if "--threads" in sys.argv[:-1] else "1"
+    env.setdefault("OPENBLAS_NUM_THREADS", threads)
     env[STATE_VAR] = json.dumps({"dropped": dropped})
     _reexec(env)
 
@@ -108,6 +113,7 @@ def blas_state():
     return {"openblas": openblas_info(), "forcing_vars": {k: os.environ.get(k) for k in FORCING_VARS},
             "dropped": state.get("dropped", {}), "kept": state.get("kept"), "reason": state.get("reason"),
             "sgemm_check_max_rel_err": err, "malloc": {k: os.environ.get(k) for k in STEADY_MALLOC},
+            "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
             "torch_blas": blas_line[0] if blas_line else None}
 
 
