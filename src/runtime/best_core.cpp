@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -23,7 +24,7 @@
 namespace steptp::runtime {
 namespace {
 
-const std::vector<std::string> kForcingVars = {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"};
+const std::vector<std::string> kForcingVars(std::begin(kBlasForcingVars), std::end(kBlasForcingVars));
 
 std::string& self_executable() {
   static std::string path;

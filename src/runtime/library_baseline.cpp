@@ -169,12 +169,12 @@ interp::Tensor run_library_call(const LibraryCall& call, const interp::TensorMap
 
 core::ojson blas_library_info() {
 #ifdef STEPTP_WITH_CBLAS
-  auto env = [](const char* name) -> core::ojson {
+  core::ojson info = {{"openblas_core", openblas_get_corename()}, {"openblas_config", openblas_get_config()}};
+  for (const char* name : kBlasForcingVars) {
     const char* v = std::getenv(name);
-    return v ? core::ojson(v) : core::ojson(nullptr);
-  };
-  return {{"openblas_core", openblas_get_corename()}, {"openblas_config", openblas_get_config()},
-          {"OPENBLAS_CORETYPE", env("OPENBLAS_CORETYPE")}, {"OPENBLAS_L2_SIZE", env("OPENBLAS_L2_SIZE")}};
+    info[name] = v ? core::ojson(v) : core::ojson(nullptr);
+  }
+  return info;
 #else
   return nullptr;
 #endif

@@ -33,6 +33,9 @@ struct LibraryCall {
   std::string routine() const;    // "cblas_sgemm", "cblas_dgemv", ...
 };
 
+/// The environment variables that force an OpenBLAS core (OpenBLAS reads them once, when it is loaded).
+inline constexpr const char* kBlasForcingVars[] = {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"};
+
 /// True when this build can call CBLAS.
 bool cblas_available();
 

@@ -9,6 +9,7 @@
 #include "ir/canon.hpp"
 #include "ir/printer.hpp"
 #include "runtime/compile.hpp"
+#include "runtime/library_baseline.hpp"
 
 namespace steptp::search {
 namespace {
@@ -228,7 +229,7 @@ static std::string library_baseline_line(const ojson& b) {
                                  b.value("core_check_max_rel_err", -1.0));
   std::string dropped, forced;
   for (const auto& [k, v] : b["dropped"].items()) dropped += (dropped.empty() ? "" : ", ") + k + "=" + v.get<std::string>();
-  for (const char* k : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"})
+  for (const char* k : runtime::kBlasForcingVars)
     if (lib.contains(k) && lib[k].is_string()) forced += (forced.empty() ? "" : ", ") + std::string(k) + "=" + lib[k].get<std::string>();
   if (!dropped.empty()) line += "; run without " + dropped;
   if (!forced.empty()) line += "; forced by " + forced;
