@@ -16,7 +16,7 @@ PACKAGES := build-essential cmake ninja-build pkg-config clang python3 \
   libopenmpi-dev openmpi-bin python3-yaml gnuplot-nox chromium \
   python3-torch python3-torchvision python3-onnx
 
-.PHONY: all deps build build-asan run test unit asan check-all fuzz bench clean
+.PHONY: all deps build build-steptp build-asan run test unit asan check-all fuzz bench clean
 
 all: build
 
@@ -43,13 +43,17 @@ build: deps $(BUILD)/build.ninja
 $(ASAN_BUILD)/build.ninja: CMakeLists.txt | deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTEPTP_SANITIZE=ON -DSTEPTP_BENCH=OFF $(SHARED_FLAG)
 
+# The `steptp` executable alone: what `make run` needs (tests and benchmarks are built by `make test`/`make build`).
+build-steptp: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target steptp
+
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target steptp_tests
 
 # The main job: the dataset pipeline on the small built-in default (5 workloads per family, one measurable shape each,
 # one-step candidates, measured), then an audit of 30 sampled records, then the HTML report of the dataset
 # ($(OUT)/report.html, `steptp report`, which prints the path last). A rerun reuses $(OUT)/cache.sqlite.
-run: build
+run: build-steptp
 	./$(BUILD)/steptp generate --out $(OUT)
 	./$(BUILD)/steptp audit $(OUT) --sample 30
 	@echo "dataset: $(OUT)/chat/{train,val,test}.jsonl (chat template), $(OUT)/archive/all.jsonl (full records)"

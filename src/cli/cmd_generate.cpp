@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "step/config.hpp"
 #include "step/dataset_dir.hpp"
 #include "dataset/generate.hpp"
+#include "dataset/units.hpp"
 #include "runtime/node_slots.hpp"
 
 namespace steptp::cli {
@@ -27,7 +29,9 @@ struct GenerateArgs {
   int jobs = int(std::max(1u, std::thread::hardware_concurrency())), stop_after = 0;
   std::optional<bool> cover_strategies;
   std::optional<int> instances, depth, per_family, max_units, threads, repeats, max_cands, min_per_strategy;
-  std::optional<int> root_candidates, candidates_per_step;
+  std::optional<int> root_candidates, candidates_per_step, cover_units;
+  std::string state_sampling;
+  bool measure_all = false, plan_only = false;
   std::optional<std::uint64_t> seed, filter_seed;
   std::optional<double> min_repeat_ms, noise_limit;
   std::optional<std::int64_t> target_root_ops;
@@ -97,6 +101,23 @@ int run_mpi(const dataset::GenConfig& gen, const dataset::FilterConfig& filter, 
   return 0;
 }
 
+/// `--plan-only`: S1 and S2 without generating: the units the configuration plans, per workload family, as one JSON
+/// object on stdout (to size a cluster job: bench/RESULTS.md, "Generate at scale").
+int print_plan(const dataset::GenConfig& gen) {
+  std::vector<dataset::Reject> rejects;
+  const auto units = dataset::plan_units(gen, rejects);
+  core::ojson fam = core::ojson::object();
+  std::set<std::string> workloads;
+  for (const auto& u : units) {
+    workloads.insert(u.wl.name);
+    fam[u.wl.family] = fam.value(u.wl.family, 0) + 1;
+  }
+  core::ojson j{{"units", units.size()}, {"workloads", workloads.size()}, {"units_per_family", fam},
+                {"plan_rejects", rejects.size()}, {"gen_hash", gen.hash()}};
+  std::cout << core::dump_pretty(j) << "\n";
+  return 0;
+}
+
 int run(GenerateArgs& a) {
   dataset::GenConfig gen = a.config.empty() ? dataset::GenConfig::small_default() : dataset::GenConfig{};
   dataset::FilterConfig filter;
@@ -110,19 +131,13 @@ int run(GenerateArgs& a) {
   if (!a.strategies.empty()) gen.strategies = a.strategies;
   if (a.seed) gen.master_seed = *a.seed;
   if (a.instances) gen.instances_per_workload = *a.instances;
-  if (!a.onnx.empty() && !a.onnx_whole && a.config.empty()) {
-    // Model tasks have one shape instance, so one root prompt, of which DATASET.md §7.4 keeps at most
-    // max_answers_per_prompt answers: sample that many root candidates across strategies and spend the rest on
-    // trajectory states, each a new prompt (GenConfig::root_candidates; bench/RESULTS.md, issue #14).
-    gen.root_candidates = filter.max_answers_per_prompt;
-    gen.candidates_per_step = filter.max_answers_per_prompt;
-    gen.max_depth = 3;
-  }
   if (a.depth) gen.max_depth = *a.depth;
   if (a.root_candidates) gen.root_candidates = *a.root_candidates;
   if (a.candidates_per_step) gen.candidates_per_step = *a.candidates_per_step;
   if (a.per_family) gen.per_family = *a.per_family;
   if (a.cover_strategies) gen.cover_strategies = *a.cover_strategies;
+  if (a.cover_units) gen.cover_units = *a.cover_units;
+  if (!a.state_sampling.empty()) gen.state_sampling = a.state_sampling;
   if (a.max_units) gen.max_units = *a.max_units;
   if (a.threads) gen.threads = *a.threads;
   if (a.repeats) gen.repeats = *a.repeats;
@@ -148,6 +163,7 @@ int run(GenerateArgs& a) {
   o.jobs = a.jobs;
   o.stop_after_units = a.stop_after;
   o.progress = !a.no_progress;
+  o.measure_all = a.measure_all;
   if (a.no_merge && !a.mpi) return usage_error("generate", "--no-merge needs --mpi (a --shard run never merges)");
   if (a.mpi && !a.shard.empty())
     return usage_error("generate", "--mpi and --shard exclude each other (--mpi gives rank r of s the shard r/s)");
@@ -155,6 +171,8 @@ int run(GenerateArgs& a) {
   if (const int mj = a.measure_jobs.value_or(a.mpi ? 1 : 0); mj > 0 && gen.measure) {
     runtime::set_node_measure_slots(mj, gen.threads);
   }
+  if (a.plan_only) return print_plan(gen);
+  if (a.out.empty()) return usage_error("generate", "--out is required");
   if (a.mpi) return run_mpi(gen, filter, o, !a.no_merge);
   if (!a.shard.empty()) {
     unsigned i = 0, n = 0;
@@ -174,7 +192,7 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->footer("Exit status: 0 complete; 1 the merge of MPI shards failed; 2 bad input (D codes, D011 --config, "
             "usage); 3 stopped by --stop-after-units; 70 an internal error.");
   c->add_option("--config", a->config, "JSON configuration file");
-  c->add_option("--out", a->out, "output directory")->required();
+  c->add_option("--out", a->out, "output directory (required unless --plan-only)");
   c->add_option("--jobs,-j", a->jobs, "worker threads for the pure stages (default: all cores)")->check(CLI::Range(1, 4096));
   c->add_option("--cache", a->cache, "SQLite cache path (default OUT/cache.sqlite)");
   c->add_option("--shard", a->shard, "process only shard i of N (i/N), into OUT/shards/");
@@ -197,15 +215,28 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->add_option("--seed", a->seed, "master seed");
   c->add_option("--instances", a->instances, "shape instances per workload");
   c->add_option("--depth", a->depth,
-                "maximum trajectory depth (1 = one-step candidates only; default 1, or 3 with --onnx and no --config)")
+                "maximum trajectory depth (1 = one-step candidates only; default 3, or 4 with --config)")
       ->check(CLI::Range(1, 1000));
   c->add_option("--root-candidates", a->root_candidates,
                 "root candidates: 0 = every strategy's candidates (DATASET.md §2.4), N = at most N sampled across "
-                "strategies (default 0, or 4 with --onnx and no --config)")
+                "strategies (default 4, or 0 with --config)")
       ->check(CLI::Range(0, 1000000));
   c->add_option("--candidates-per-step", a->candidates_per_step,
-                "candidates verified per trajectory state (default 16, or 4 with --onnx and no --config)")
+                "candidates accepted per trajectory state (default 4, or 16 with --config)")
       ->check(CLI::Range(1, 1000000));
+  c->add_option("--state-sampling", a->state_sampling,
+                "how a state's limited candidates are drawn: strategies (one accepted candidate per strategy, rarer "
+                "strategies first; default) or candidates (the shuffled pool of every strategy's candidates, cut; "
+                "the default with --config)")
+      ->check(CLI::IsMember({"strategies", "candidates"}));
+  c->add_option("--cover-units", a->cover_units,
+                "default workload set: add workloads until this many units offer a site of each strategy (default 2)")
+      ->check(CLI::Range(1, 1000));
+  c->add_flag("--plan-only", a->plan_only,
+              "print the units the configuration plans (S1-S2: count, workloads, units per family) as JSON and exit");
+  c->add_flag("--measure-all", a->measure_all,
+              "also verify and time the candidates whose samples the length limits will drop (off: they are "
+              "dropped before measuring, with the same dataset; for checking that)");
   c->add_option("--per-family", a->per_family, "default workload set: workloads per family (0 = all)");
   c->add_option("--cover-strategies", a->cover_strategies,
                 "default workload set: also add, per strategy without a site in it, the first workload that has "

@@ -63,6 +63,8 @@ std::int64_t check_records(const std::vector<ojson>& archive, const std::set<std
           EquivOutcome eo = check_against(after, ref, r["strategy"]["class"].get<std::string>()[0], ec);
           ++eq_checked;
           if (!eo.ok) problem("", where, "equivalence: " + eo.reason + " " + eo.detail);
+          else if (EquivOutcome ec = check_as_cli(before, after); !ec.ok)  // the verdict of `steptp equiv`
+            problem("", where, "equivalence: " + ec.reason + " " + ec.detail);
         }
       } catch (const std::exception& e) {
         problem("", where, std::string("cannot re-check: ") + std::string(e.what()).substr(0, 200));
@@ -216,7 +218,7 @@ void check_stats(const std::string& dir, const ojson& manifest, const std::vecto
     for (auto it = have["pipeline_counters"].begin(); it != have["pipeline_counters"].end(); ++it)
       counters[it.key()] = it.value().get<std::int64_t>();
     for (const auto& r : read_jsonl((fs::path(dir) / "rejects.jsonl").string()))
-      if (r.value("stage", "") != "S10") rejects.push_back(Reject::from_json(r));
+      if (Reject x = Reject::from_json(r); x.before_filter()) rejects.push_back(std::move(x));
     want = expected_stats(archive, std::move(rejects), counters, GenConfig::from_json(manifest.at("config").at("gen")),
                           FilterConfig::from_json(manifest.at("config").at("filter")));
   } catch (const std::exception& e) {

@@ -49,7 +49,7 @@ bool reject_less(const Reject& a, const Reject& b) {
 void export_dataset(const std::string& out_dir, ExportInput in) {
   remove_stale_temp_files(out_dir, {"archive", "chat", "eval"});
   std::sort(in.archive.begin(), in.archive.end(), record_less);
-  FilterOutput f = filter_records(in.archive, in.filter, in.gen.master_seed);
+  FilterOutput f = filter_records(in.archive, in.rejects, in.filter, in.gen.master_seed);
   Writer w{out_dir, {}};
   CardInput card;
   card.archive_lines["all"] = std::int64_t(in.archive.size());
@@ -120,7 +120,7 @@ ojson expected_stats(std::vector<ojson> archive, std::vector<Reject> rejects,
                      const std::map<std::string, std::int64_t>& counters, const GenConfig& gen,
                      const FilterConfig& filter) {
   std::sort(archive.begin(), archive.end(), record_less);
-  FilterOutput f = filter_records(archive, filter, gen.master_seed);
+  FilterOutput f = filter_records(archive, rejects, filter, gen.master_seed);
   rejects.insert(rejects.end(), f.rejects.begin(), f.rejects.end());
   std::sort(rejects.begin(), rejects.end(), reject_less);  // the order of each stage's reasons in stats.json
   return compute_stats(archive, rejects, counters, f);
@@ -194,7 +194,7 @@ ExportInput load_export_input(const std::string& out_dir) {
   for (const auto& r : read_jsonl(rp)) {
     ++line;
     try {
-      if (r.value("stage", "") != "S10") in.rejects.push_back(Reject::from_json(r));
+      if (Reject x = Reject::from_json(r); x.before_filter()) in.rejects.push_back(std::move(x));
     } catch (const std::exception&) {
       not_written_by_steptp(rp + ":" + std::to_string(line), "not a steptp reject line");
     }

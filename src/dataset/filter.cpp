@@ -50,8 +50,9 @@ std::string loop_signature(const ir::Task& t) {
 
 class Filter {
  public:
-  Filter(const std::vector<ojson>& a, const FilterConfig& fc, std::uint64_t master)
-      : a_(a), fc_(fc), seed_(fc.seed(master)) {}
+  Filter(const std::vector<ojson>& a, const std::vector<Reject>& pre_rejects, const FilterConfig& fc,
+         std::uint64_t master)
+      : a_(a), pre_rejects_(pre_rejects), fc_(fc), seed_(fc.seed(master)) {}
 
   FilterOutput run() {
     views();
@@ -98,9 +99,14 @@ class Filter {
     out_.rejects.push_back({a_[i]["unit"], v_[i].strategy, stage, reason, v_[i].id});
   }
 
+  /// §7.3 before §7.1: an over-long record is dropped before it can win a duplicate pair, as the pre-measurement
+  /// filter of generate drops it before it becomes a record.
   void dedup_pairs() {
     std::map<std::string, std::vector<std::size_t>> groups;
-    for (std::size_t i = 0; i < v_.size(); ++i) groups[v_[i].before_key + "\x1f" + v_[i].after_key].push_back(i);
+    for (std::size_t i = 0; i < v_.size(); ++i) {
+      if (too_long(v_[i].prompt_tokens, v_[i].completion_tokens)) reject(i, "S10", "too_long");
+      else groups[v_[i].before_key + "\x1f" + v_[i].after_key].push_back(i);
+    }
     alive_.assign(v_.size(), false);
     for (auto& [k, g] : groups) {
       std::sort(g.begin(), g.end(), [&](std::size_t x, std::size_t y) {
@@ -124,11 +130,16 @@ class Filter {
   void assign_splits() {
     std::map<std::string, std::vector<std::pair<double, std::string>>> fam;
     std::set<std::string> seen;
-    for (const auto& v : v_)
-      if (seen.insert(v.workload).second) {
-        double u = double(u64_le_of_hex(H({"split", std::to_string(seed_), v.workload}))) / 18446744073709551616.0;
-        fam[v.family].push_back({u, v.workload});
-      }
+    auto add = [&](const std::string& workload, const std::string& family) {
+      if (!seen.insert(workload).second) return;
+      double u = double(u64_le_of_hex(H({"split", std::to_string(seed_), workload}))) / 18446744073709551616.0;
+      fam[family].push_back({u, workload});
+    };
+    for (const auto& v : v_) add(v.workload, v.family);
+    // A workload whose every sample generate dropped as too long before measuring is still a split group, as it
+    // would be had its records been measured and dropped here.
+    for (const auto& r : pre_rejects_)
+      if (r.stage == "S10" && r.reason == "too_long" && !r.family.empty()) add(r.unit.substr(0, r.unit.rfind('#')), r.family);
     const double tot = fc_.split_train + fc_.split_val + fc_.split_test;
     double smallest = 1.0;
     for (double f : {fc_.split_val / tot, fc_.split_test / tot})
@@ -154,9 +165,7 @@ class Filter {
     deal(pool);
   }
 
-  bool too_long(std::int64_t p, std::int64_t c) const {
-    return p > fc_.max_prompt_tokens || c > fc_.max_completion_tokens || p + c > fc_.max_total_tokens;
-  }
+  bool too_long(std::int64_t p, std::int64_t c) const { return fc_.too_long(p, c); }
 
   static bool in(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
@@ -197,13 +206,7 @@ class Filter {
   void build_split(const std::string& sp) {
     std::vector<std::size_t> recs;
     for (std::size_t i = 0; i < v_.size(); ++i)
-      if (alive_[i] && out_.split_of[v_[i].workload] == sp) {
-        if (too_long(v_[i].prompt_tokens, v_[i].completion_tokens)) {
-          reject(i, "S10", "too_long");
-          continue;
-        }
-        recs.push_back(i);
-      }
+      if (alive_[i] && out_.split_of[v_[i].workload] == sp) recs.push_back(i);
     std::vector<Sample> samples;
     if (sp == "test") {
       for (auto i : recs) samples.push_back(single(i));
@@ -438,6 +441,7 @@ class Filter {
   }
 
   const std::vector<ojson>& a_;
+  const std::vector<Reject>& pre_rejects_;
   const FilterConfig& fc_;
   std::uint64_t seed_;
   std::vector<RecView> v_;
@@ -447,8 +451,9 @@ class Filter {
 
 }  // namespace
 
-FilterOutput filter_records(const std::vector<ojson>& archive, const FilterConfig& fc, std::uint64_t master_seed) {
-  return Filter(archive, fc, master_seed).run();
+FilterOutput filter_records(const std::vector<ojson>& archive, const std::vector<Reject>& pre_rejects,
+                            const FilterConfig& fc, std::uint64_t master_seed) {
+  return Filter(archive, pre_rejects, fc, master_seed).run();
 }
 
 }  // namespace steptp::dataset

@@ -35,8 +35,10 @@ struct FilterOutput {
   ojson audit;                                               // baselines, leakage, shortfalls, multi-N counts
 };
 
-/// Runs S10 over the archive (sorted records). Throws std::runtime_error with --fail-on-shortcut when the
-/// signature baseline exceeds 0.5.
-FilterOutput filter_records(const std::vector<ojson>& archive, const FilterConfig& fc, std::uint64_t master_seed);
+/// Runs S10 over the archive (sorted records). `pre_rejects` are the S1–S9 rejects; of them, the samples generate
+/// dropped as too long before measuring (stage S10, with a family) still make their workload a split group (§7.2).
+/// Throws std::runtime_error with --fail-on-shortcut when the signature baseline exceeds 0.5.
+FilterOutput filter_records(const std::vector<ojson>& archive, const std::vector<Reject>& pre_rejects,
+                            const FilterConfig& fc, std::uint64_t master_seed);
 
 }  // namespace steptp::dataset

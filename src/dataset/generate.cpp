@@ -89,10 +89,19 @@ void keep_own_shard(const GenerateOptions& opt, std::vector<Unit>& units, std::v
 
 /// S2-S9 of every unit not already done in the cache, on `opt.jobs` threads; each unit is marked done in the cache
 /// when all its candidates are stored. Fills the summary's unit counts; throws the first unit's failure.
-std::vector<UnitResult> compute_units(const std::vector<Unit>& units, const GenConfig& gen, const GenerateOptions& opt,
+std::vector<UnitResult> compute_units(const std::vector<Unit>& all_units, const std::vector<Unit>& units,
+                                      const GenConfig& gen, const FilterConfig& filter, const GenerateOptions& opt,
                                       Cache& cache, Timer* timer, GenerateSummary& sum) {
-  PipelineEnv env{&gen, &cache, timer, approx_tokens(render_system())};
-  const std::string gh = gen.hash();
+  PipelineEnv env{&gen, &cache, timer, approx_tokens(render_system()), &filter, opt.measure_all, {}};
+  if (gen.state_sampling == "strategies") env.root_sites = root_site_counts(all_units, gen);
+  // A unit's result depends on the configuration, the length limits it was filtered by before measuring and the
+  // strategies' rarity over the whole plan (every shard plans every unit, so all agree).
+  std::string rarity;
+  for (const auto& [k, v] : env.root_sites) rarity += k + "=" + std::to_string(v) + ";";
+  const std::string gh = H({gen.hash(),
+                            fmt::format("{},{},{},{}", filter.max_prompt_tokens, filter.max_completion_tokens,
+                                        filter.max_total_tokens, opt.measure_all ? "all" : "pre"),
+                            rarity});
   std::vector<UnitResult> results(units.size());
   std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < units.size(); ++i) {
@@ -181,6 +190,7 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
     if (!strategy::find(name)) throw std::invalid_argument(strategy::unknown_strategy_message(name));
   std::vector<Unit> units = plan_units(gen, plan_rejects);
   report_plan_rejects(units, plan_rejects);
+  const std::vector<Unit> all_units = units;
   if (opt.sharded) keep_own_shard(opt, units, plan_rejects);
   fs::path dir = opt.sharded ? fs::path(opt.out) / "shards" / shard_dir_name(opt.shard_index, opt.shard_count)
                              : fs::path(opt.out);
@@ -190,7 +200,7 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   Cache cache(opt.cache_path.empty() ? (dir / "cache.sqlite").string() : opt.cache_path);
   std::unique_ptr<Timer> timer;
   if (gen.measure) timer = std::make_unique<Timer>(gen, &cache);
-  std::vector<UnitResult> results = compute_units(units, gen, opt, cache, timer.get(), sum);
+  std::vector<UnitResult> results = compute_units(all_units, units, gen, filter, opt, cache, timer.get(), sum);
   auto cc = cache.counters();
   sum.candidates = cc["candidates"].first + cc["candidates"].second;
   sum.candidate_cache_hits = cc["candidates"].first;

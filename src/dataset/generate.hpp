@@ -18,6 +18,8 @@ struct GenerateOptions {
   std::uint32_t shard_index = 0, shard_count = 1;
   int stop_after_units = 0;      // > 0: stop after computing this many new units, without exporting (tests)
   bool progress = true;
+  bool measure_all = false;      // verify and time the candidates the length limits will drop (pre-measurement
+                                 // filter off; DATASET.md §7), to check that filter
 };
 
 struct GenerateSummary {

@@ -1,6 +1,8 @@
 #include "dataset/unit_pipeline.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
 #include <memory>
 #include <optional>
 #include <set>
@@ -117,11 +119,11 @@ class UnitRunner {
     std::vector<Accepted> root_acc;
     {
       std::vector<Pending> pending;
-      if (cfg_.root_candidates > 0) {
+      if (prompt_too_long(*root)) {
+      } else if (cfg_.root_candidates > 0) {
         // Sampled across strategies, as at a trajectory state (GenConfig::root_candidates).
         Rng rng(derive(cfg_.master_seed, "root", {root->tk}));
-        auto pool = pool_across_strategies(*root, rng, std::size_t(cfg_.root_candidates));
-        for (const auto& [s, c] : pool) prepare(*root, *root, *s, c, {}, pending);
+        prepare_limited(*root, *root, rng, std::size_t(cfg_.root_candidates), {}, pending);
       } else {
         for (const auto* s : strategies_)
           for (const auto& c : sample(*s, *root)) prepare(*root, *root, *s, c, {}, pending);
@@ -221,7 +223,8 @@ class UnitRunner {
     return out;
   }
 
-  Eval evaluate(const State& st, const State& root, const strategy::StrategyInfo& s, const strategy::Candidate& c) {
+  /// S4 no_change, S5 static validation and S6 lowering of one candidate (DATASET.md §2.4-§2.6); e.ok when passed.
+  Eval evaluate_static(const State& st, const strategy::StrategyInfo& s, const strategy::Candidate& c) {
     Eval e;
     auto bad = [&](const char* stage, const char* reason, const std::string& d) {
       e.ok = false;
@@ -264,29 +267,60 @@ class UnitRunner {
     } catch (const std::exception& x) {
       return bad("S6", "lower_c_error", x.what());
     }
-    EquivOutcome eo = check_against(ap.task, st.ref, e.cls, ecfg_);
-    if (!eo.ok) return bad("S5", eo.reason.c_str(), eo.detail);
-    if (&st != &root) {
-      EquivOutcome er = check_against(ap.task, root.ref, st.path_exact && e.cls == 'E' ? 'E' : 'R', ecfg_);
-      if (!er.ok) return bad("S5", er.reason.c_str(), "vs root: " + er.detail);
-    }
     e.ok = true;
-    e.equiv = eo.evidence;
     return e;
   }
 
-  /// A candidate that passed S4–S6 at state `st`, waiting for S7 (measured in a batch with the others of `st`).
+  /// S5 numeric equivalence of a statically valid candidate: against its state and, on a trajectory, the root.
+  void evaluate_numeric(const State& st, const State& root, Eval& e) {
+    const ir::Task& after = e.applied->task;
+    EquivOutcome eo = check_against(after, st.ref, e.cls, ecfg_);
+    EquivOutcome er;
+    if (eo.ok && &st != &root) {
+      er = check_against(after, root.ref, st.path_exact && e.cls == 'E' ? 'E' : 'R', ecfg_);
+      if (!er.ok) er.detail = "vs root: " + er.detail;
+    }
+    // One verdict: the checker `steptp equiv` runs has the last word on every record (DATASET.md §2.5).
+    EquivOutcome ec;
+    if (eo.ok && (&st == &root || er.ok)) ec = check_as_cli(st.task, after);
+    const EquivOutcome& failed = !eo.ok ? eo : (&st != &root && !er.ok) ? er : ec;
+    if (!eo.ok || (&st != &root && !er.ok) || !ec.ok) {
+      e.ok = false;
+      e.stage = "S5";
+      e.reason = failed.reason;
+      e.detail = failed.detail.substr(0, 300);
+      return;
+    }
+    e.equiv = eo.evidence;
+    e.equiv["checker"] = ec.evidence;
+  }
+
+  /// A candidate that passed S4–S6 and S8–S9 at state `st`, waiting for S7 (measured in a batch with the others of
+  /// `st`); `rec` is its record without the measurement.
   struct Pending {
     const strategy::StrategyInfo* s = nullptr;
-    strategy::Candidate c;
     Eval e;
     ir::Task after;
-    ojson values, params;
-    std::string cand_key;
+    ojson rec;
+    bool too_long = false;  // its sample breaks the length limits (measured only under measure_too_long)
   };
 
-  /// Runs S4–S6 for one candidate at state `st`; an accepted one is appended to `pending`.
-  void prepare(const State& st, const State& root, const strategy::StrategyInfo& s, const strategy::Candidate& c,
+  /// Whether the length limits drop every sample of state `st` for its prompt alone (then recorded once as a
+  /// too_long reject before measuring, and no candidate of the state is drawn).
+  bool prompt_too_long(const State& st) {
+    const FilterConfig* lim = env_.length_limits;
+    if (!lim || env_.measure_too_long) return false;
+    const std::int64_t p = env_.system_tokens + approx_tokens(render_user(u_.wl.name, st.leir, st.task.known, 1));
+    if (p <= lim->max_prompt_tokens && p < lim->max_total_tokens) return false;
+    res_.rejects.push_back({u_.name(), "", "S10", "too_long", "before measuring: the prompt", u_.wl.family});
+    res_.counters["reject.S10.too_long"]++;
+    return true;
+  }
+
+  /// Runs S4–S6, S8–S9, the length limits and the S5 numeric check for one candidate at state `st` (in that order,
+  /// so that a candidate whose sample is too long is never checked numerically or timed); an accepted one is
+  /// appended to `pending`. Returns whether it was, within the length limits.
+  bool prepare(const State& st, const State& root, const strategy::StrategyInfo& s, const strategy::Candidate& c,
                const std::vector<std::string>& path, std::vector<Pending>& pending) {
     const std::string name(s.name);
     res_.counters["S4.candidates"]++;
@@ -295,33 +329,52 @@ class UnitRunner {
     ojson params{{"candidate", c.id()}, {"values", values}};
     std::string cand_key = H({"steptp.cand/1", st.tk, name, canonical_json(params), std::to_string(kGeneratorVersion)});
     std::string ckey = &st == &root ? cand_key : H({cand_key, root.tk, st.path_exact ? "E" : "R"});
-    Eval e;
     std::optional<std::string> hit = env_.cache ? env_.cache->get("candidates", ckey) : std::nullopt;
-    if (hit) {
-      e = Eval::from_json(ojson::parse(*hit));
-    } else {
-      e = evaluate(st, root, s, c);
-      if (env_.cache) env_.cache->put("candidates", ckey, dump_py(e.to_json()));
+    Pending pd{&s, hit ? Eval::from_json(ojson::parse(*hit)) : evaluate_static(st, s, c), st.task, nullptr, false};
+    Eval& e = pd.e;
+    auto store = [&]() {
+      if (!hit && env_.cache) env_.cache->put("candidates", ckey, dump_py(e.to_json()));
+    };
+    if (!e.ok) {
+      store();
+      reject(name, e.stage, e.reason, e.detail);
+      return false;
+    }
+    try {
+      pd.after.program = ir::parse_program(e.after_leir);
+    } catch (const std::exception& x) {
+      reject(name, "S5", "parse_error", x.what());
+      return false;
+    }
+    if (!path.empty()) {
+      std::string canon = alpha_canonical(pd.after);
+      if (canon == path.back()) return reject(name, "S4", "undo"), false;
+      if (std::find(path.begin(), path.end(), canon) != path.end()) return reject(name, "S4", "revisit"), false;
+    }
+    auto rec = make_record(st, root, s, c, e, pd.after, values, params, cand_key);
+    if (!rec) return false;
+    const FilterConfig* lim = env_.length_limits;
+    pd.too_long = lim && lim->too_long((*rec)["tokens"]["prompt"], (*rec)["tokens"]["completion"]);
+    if (pd.too_long && !env_.measure_too_long) {
+      res_.rejects.push_back({u_.name(), name, "S10", "too_long", "before measuring", u_.wl.family});
+      res_.counters["reject.S10.too_long"]++;
+      return false;
+    }
+    if (!hit) {
+      evaluate_numeric(st, root, e);
+      store();
     }
     if (!e.ok) {
       reject(name, e.stage, e.reason, e.detail);
-      return;
+      return false;
     }
-    ir::Task after = st.task;
-    try {
-      after.program = ir::parse_program(e.after_leir);
-    } catch (const std::exception& x) {
-      reject(name, "S5", "parse_error", x.what());
-      return;
-    }
-    if (!path.empty()) {
-      std::string canon = alpha_canonical(after);
-      if (canon == path.back()) return reject(name, "S4", "undo");
-      if (std::find(path.begin(), path.end(), canon) != path.end()) return reject(name, "S4", "revisit");
-    }
+    (*rec)["equivalence"] = e.equiv;
     res_.counters["S5.accepted"]++;
     res_.counters["S6.lowered"]++;
-    pending.push_back({&s, c, std::move(e), std::move(after), std::move(values), std::move(params), std::move(cand_key)});
+    pd.rec = std::move(*rec);
+    const bool counts = !pd.too_long;
+    pending.push_back(std::move(pd));
+    return counts;
   }
 
   /// S7 for every pending candidate of `st` (one interleaved batch, DATASET.md §2.7), then S8–S9 for each in order;
@@ -337,38 +390,22 @@ class UnitRunner {
       for (const auto& p : pending) afters.push_back({&p.after, prog_key(p.after, flags)});
       meas = env_.timer->measure_batch(tb, afters, &st == &root ? nullptr : &tr);
     }
-    for (std::size_t i = 0; i < pending.size(); ++i) finish(st, root, pending[i], meas[i], acc);
+    for (std::size_t i = 0; i < pending.size(); ++i) finish(pending[i], meas[i], acc);
   }
 
-  /// S7 result, S8 facts and S9 reasoning of one candidate.
-  void finish(const State& st, const State& root, Pending& pd, const Timer::Outcome& mo, std::vector<Accepted>* acc) {
-    const strategy::StrategyInfo& s = *pd.s;
-    const strategy::Candidate& c = pd.c;
+  /// S8 facts and S9 reasoning of one candidate: its record without equivalence evidence and measurement, or
+  /// nullopt (rejected) when the facts cannot be computed or the checker refuses the reasoning. Neither depends on a
+  /// timing, so this runs before S7.
+  std::optional<ojson> make_record(const State& st, const State& root, const strategy::StrategyInfo& s,
+                                   const strategy::Candidate& c, const Eval& e, const ir::Task& after,
+                                   const ojson& values, const ojson& params, const std::string& cand_key) {
     const std::string name(s.name);
-    Eval& e = pd.e;
-    ir::Task& after = pd.after;
-    const ojson& values = pd.values;
-    const ojson& params = pd.params;
-    const std::string& cand_key = pd.cand_key;
-    ojson measurement = nullptr;
-    double sp_root = 0;
-    if (env_.timer) {
-      if (!mo.error.empty()) {
-        const std::string& w = mo.error;
-        const char* reason = w.rfind("timeout", 0) == 0 ? "timeout" : w.rfind("compile_error", 0) == 0 ? "compile_error" : "runtime_crash";
-        reject(name, w.rfind("compile_error", 0) == 0 ? "S6" : "S7", reason, w);
-        return;
-      }
-      measurement = mo.measurement;
-      sp_root = measurement["speedup_vs_root"];
-      res_.counters["S7.measured"]++;
-    }
     ojson facts;
     try {
       facts = compute_facts(st.task, after, e.apply_facts, c.id(), e.cls, values);
     } catch (const std::exception& x) {
       reject(name, "S8", "analysis_error", x.what());
-      return;
+      return std::nullopt;
     }
     res_.counters["S8.facts"]++;
     std::string reasoning = render_reasoning(facts, name);
@@ -394,7 +431,7 @@ class UnitRunner {
     rec["after"] = {{"leir", e.after_leir}};
     rec["facts"] = facts;
     rec["equivalence"] = e.equiv;
-    rec["measurement"] = measurement;
+    rec["measurement"] = nullptr;
     rec["tokens"] = {{"rule", kTokenRule}, {"leir_before", st.leir_tokens}, {"leir_after", approx_tokens(e.after_leir)},
                      {"tir_before", st.tir_tokens}, {"tir_after", e.tir_tokens},
                      {"prompt", env_.system_tokens + approx_tokens(user)}, {"completion", approx_tokens(assistant)}};
@@ -404,17 +441,35 @@ class UnitRunner {
     CheckVerdict v = check_record(rec, e.applied.get());
     if (!v.ok) {
       reject(name, "S9", "reasoning_unverified", v.clause + ": " + v.detail);
-      return;
+      return std::nullopt;
     }
-    std::string rid = rec["record_id"];
+    return rec;
+  }
+
+  /// S7 result of one prepared candidate; its record joins the unit's and, when `acc`, the accepted states.
+  void finish(Pending& pd, const Timer::Outcome& mo, std::vector<Accepted>* acc) {
+    const std::string name(pd.s->name);
+    double sp_root = 0;
+    if (env_.timer) {
+      if (!mo.error.empty()) {
+        const std::string& w = mo.error;
+        const char* reason = w.rfind("timeout", 0) == 0 ? "timeout" : w.rfind("compile_error", 0) == 0 ? "compile_error" : "runtime_crash";
+        reject(name, w.rfind("compile_error", 0) == 0 ? "S6" : "S7", reason, w);
+        return;
+      }
+      pd.rec["measurement"] = mo.measurement;
+      sp_root = mo.measurement["speedup_vs_root"];
+      res_.counters["S7.measured"]++;
+    }
+    std::string rid = pd.rec["record_id"];
     bool dup = false;
     for (const auto& r : res_.records) dup = dup || r["record_id"] == rid;
     if (!dup) {
-      res_.records.push_back(std::move(rec));
+      res_.records.push_back(std::move(pd.rec));
       res_.counters["S9.records"]++;
       res_.counters["acc." + name]++;
     }
-    if (acc) acc->push_back({std::move(after), rid, sp_root, e.cls == 'E'});
+    if (acc && !pd.too_long) acc->push_back({std::move(pd.after), rid, sp_root, pd.e.cls == 'E'});
   }
 
   using Pool = std::vector<std::pair<const strategy::StrategyInfo*, strategy::Candidate>>;
@@ -427,6 +482,47 @@ class UnitRunner {
     rng.shuffle(pool);
     if (pool.size() > limit) pool.resize(limit);
     return pool;
+  }
+
+  /// state_sampling "strategies": the strategies with a sampled candidate at `st`, in a weighted random order
+  /// (keys u^(1/w) by stream `rng`, largest first; w = 1 / the planned root tasks with a site of the strategy), so
+  /// that the strategies few units offer are tried first.
+  std::vector<std::pair<const strategy::StrategyInfo*, std::vector<strategy::Candidate>>> by_rarity(const State& st,
+                                                                                                    Rng& rng) {
+    std::vector<std::tuple<double, const strategy::StrategyInfo*, std::vector<strategy::Candidate>>> keyed;
+    for (const auto* s : strategies_) {
+      auto cands = sample(*s, st);
+      if (cands.empty()) continue;
+      auto it = env_.root_sites.find(std::string(s->name));
+      const double w = 1.0 / std::max(1, it == env_.root_sites.end() ? 1 : it->second);
+      const double u = (double(rng.next() >> 11) + 0.5) / 9007199254740992.0;  // (0, 1)
+      keyed.emplace_back(std::log(u) / w, s, std::move(cands));
+    }
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto& a, const auto& b) { return std::get<0>(a) > std::get<0>(b); });
+    std::vector<std::pair<const strategy::StrategyInfo*, std::vector<strategy::Candidate>>> out;
+    for (auto& [k, s, c] : keyed) out.emplace_back(s, std::move(c));
+    return out;
+  }
+
+  /// Prepares (S4–S6, S8–S9, S5) the candidates of a state with a limit: by state_sampling, either the first `limit`
+  /// of the shuffled pool, or strategies in rarity order, at most one accepted candidate each, until `limit` are
+  /// accepted.
+  void prepare_limited(const State& st, const State& root, Rng& rng, std::size_t limit,
+                       const std::vector<std::string>& path, std::vector<Pending>& pending) {
+    if (cfg_.state_sampling != "strategies") {
+      for (const auto& [s, c] : pool_across_strategies(st, rng, limit)) prepare(st, root, *s, c, path, pending);
+      return;
+    }
+    std::size_t accepted = 0;
+    for (const auto& [s, cands] : by_rarity(st, rng)) {
+      if (accepted >= limit) break;
+      for (const auto& c : cands)
+        if (prepare(st, root, *s, c, path, pending)) {
+          ++accepted;
+          break;
+        }
+    }
   }
 
   void trajectories(const State& root, const std::vector<Accepted>& root_acc) {
@@ -455,10 +551,10 @@ class UnitRunner {
         cur->path_exact = exact;
         cur->parent_record_id = chosen.record_id;
         cur->trajectory_id = tid;
-        auto pool = pool_across_strategies(*cur, rng, std::size_t(cfg_.candidates_per_step));
         acc.clear();
         std::vector<Pending> pending;
-        for (const auto& [s, c] : pool) prepare(*cur, root, *s, c, path, pending);
+        if (!prompt_too_long(*cur))
+          prepare_limited(*cur, root, rng, std::size_t(cfg_.candidates_per_step), path, pending);
         measure_and_finish(*cur, root, pending, &acc);
         path.push_back(cur->canon);
       }
@@ -476,5 +572,27 @@ class UnitRunner {
 }  // namespace
 
 UnitResult process_unit(const Unit& u, const PipelineEnv& env) { return UnitRunner(u, env).run(); }
+
+std::map<std::string, int> root_site_counts(const std::vector<Unit>& units, const GenConfig& cfg) {
+  std::map<std::string, int> n;
+  for (const auto& u : units) {
+    ir::Task t;
+    try {
+      t = emit_root_task(u);
+    } catch (const std::exception&) {
+      continue;
+    }
+    for (const auto& s : strategy::registry()) {
+      const std::string name(s.name);
+      if (!cfg.strategies.empty() && std::find(cfg.strategies.begin(), cfg.strategies.end(), name) == cfg.strategies.end())
+        continue;
+      try {
+        if (!strategy::locked_enumerate(s, t).empty()) n[name]++;
+      } catch (const std::exception&) {  // an enumeration failure is the unit's reject (S4), not the plan's
+      }
+    }
+  }
+  return n;
+}
 
 }  // namespace steptp::dataset

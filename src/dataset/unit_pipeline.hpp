@@ -30,7 +30,20 @@ struct PipelineEnv {
   Cache* cache = nullptr;  // may be null (no caching)
   Timer* timer = nullptr;  // null when measurement is off
   std::int64_t system_tokens = 0;
+  // The S10 length limits (§7.3) applied before S5's numeric check and S7 (§7 "Before measuring"): a candidate
+  // whose sample will be dropped as too_long is never verified or timed, nor counted against a state's limit, nor
+  // continued by a trajectory. Null: no limits.
+  const FilterConfig* length_limits = nullptr;
+  // --measure-all: such candidates are still verified and timed and become records (that S10 drops), for checking
+  // that the dataset is the same; they still do not count against a state's limit or continue a trajectory.
+  bool measure_too_long = false;
+  // state_sampling "strategies": strategy name -> planned root tasks with a site (root_site_counts).
+  std::map<std::string, int> root_sites;
 };
+
+/// For each strategy of the run, how many of the units' root tasks offer at least one site (a root that cannot be
+/// emitted counts for none).
+std::map<std::string, int> root_site_counts(const std::vector<Unit>& units, const GenConfig& cfg);
 
 /// Processes one unit. Never throws for defects of the unit (they become rejects); throws std::runtime_error only
 /// for infrastructure failures (cache I/O).

@@ -32,6 +32,7 @@ namespace steptp::dataset {
 ojson Reject::to_json() const {
   ojson j{{"unit", unit}, {"strategy", strategy}, {"stage", stage}, {"reason", reason}};
   if (!detail.empty()) j["detail"] = detail;
+  if (!family.empty()) j["family"] = family;
   return j;
 }
 
@@ -42,6 +43,7 @@ Reject Reject::from_json(const ojson& j) {
   r.stage = j.value("stage", "");
   r.reason = j.value("reason", "");
   r.detail = j.value("detail", "");
+  r.family = j.value("family", "");
   return r;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "step/config.hpp"
@@ -44,6 +45,15 @@ struct Unit {
 /// A rejected unit, candidate or sample (rejects.jsonl line; DATASET.md §1).
 struct Reject {
   std::string unit, strategy, stage, reason, detail;
+  std::string family;  // the unit's workload family, for the S10 rejects decided before measuring (§7.2)
+  /// An S1–S9 reject, or an S10 length reject that generate decided before measuring (detail "before measuring"):
+  /// the rejects a dataset keeps beside its records; the filter's own S10 rejects are recomputed from the records.
+  bool before_filter() const { return stage != "S10" || detail.rfind("before measuring", 0) == 0; }
+  Reject() = default;
+  Reject(std::string unit_, std::string strategy_, std::string stage_, std::string reason_, std::string detail_ = "",
+         std::string family_ = "")
+      : unit(std::move(unit_)), strategy(std::move(strategy_)), stage(std::move(stage_)), reason(std::move(reason_)),
+        detail(std::move(detail_)), family(std::move(family_)) {}
   ojson to_json() const;
   static Reject from_json(const ojson& j);
 };

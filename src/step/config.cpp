@@ -29,6 +29,8 @@ ojson GenConfig::to_json() const {
 #undef X
   // Written only when set, so that the hash (and every cache) of a configuration without it is unchanged.
   if (root_candidates != 0) j["root_candidates"] = root_candidates;
+  if (state_sampling != "candidates") j["state_sampling"] = state_sampling;
+  if (cover_units != 1) j["cover_units"] = cover_units;
   return j;
 }
 
@@ -38,7 +40,7 @@ GenConfig GenConfig::from_json(const ojson& j) {
 #define X(f) #f,
       GEN_FIELDS(X)
 #undef X
-      "root_candidates",
+      "root_candidates", "state_sampling", "cover_units",
   };
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key())) throw std::invalid_argument("unknown generation option '" + it.key() + "'");
@@ -47,6 +49,10 @@ GenConfig GenConfig::from_json(const ojson& j) {
   GEN_FIELDS(X)
 #undef X
   if (j.contains("root_candidates")) j.at("root_candidates").get_to(c.root_candidates);
+  if (j.contains("state_sampling")) j.at("state_sampling").get_to(c.state_sampling);
+  if (j.contains("cover_units")) j.at("cover_units").get_to(c.cover_units);
+  if (c.state_sampling != "candidates" && c.state_sampling != "strategies")
+    throw std::invalid_argument("state_sampling must be \"candidates\" or \"strategies\", not \"" + c.state_sampling + "\"");
   return c;
 }
 
@@ -54,9 +60,14 @@ GenConfig GenConfig::small_default() {
   GenConfig c;
   c.per_family = 5;
   c.cover_strategies = true;
+  c.cover_units = 2;
   c.instances_per_workload = 1;
   c.max_candidates_per_strategy = 1;
-  c.max_depth = 1;
+  c.root_candidates = 4;
+  c.candidates_per_step = 4;
+  c.state_sampling = "strategies";
+  c.max_depth = 3;
+  c.trajectories_per_task = 2;
   return c;
 }
 

@@ -23,6 +23,7 @@ struct GenConfig {
   int per_family = 0;                      // default set: at most this many workloads per family (0 = all)
   bool cover_strategies = false;           // default set: add, for each strategy with no site in it, the first
                                            // catalogue workload (small shape) that has one
+  int cover_units = 1;                     // ... until cover_units planned units offer a site of each strategy
   // S2
   int instances_per_workload = 20;
   bool small_shapes = true;                // draw around the catalogue's small shape instead of the full range
@@ -44,6 +45,12 @@ struct GenConfig {
   // units (ONNX model tasks: one shape, so one root prompt) §7.4 keeps at most max_answers_per_prompt answers per
   // prompt, so verifying and measuring every strategy's candidate at the root would mostly be discarded.
   int root_candidates = 0;
+  // How a state's candidates are drawn when a limit applies (root_candidates > 0, trajectory states):
+  // "candidates" = every strategy's sampled candidates shuffled together and cut to the limit (§2.4);
+  // "strategies" = strategies tried one at a time, at most one accepted candidate each, rarer strategies first
+  // (weights from how many planned root tasks offer a site), until the limit is accepted — so a state yields at
+  // most one answer per strategy, what the prompt groups of §7.4 keep, and every accepted candidate is a contender.
+  std::string state_sampling = "candidates";
   std::string trajectory_policy = "mixed"; // random | greedy | mixed
   std::vector<std::string> strategies;     // restrict to these registered strategies (empty = all)
   // S5
@@ -70,8 +77,9 @@ struct GenConfig {
   ojson to_json() const;
   static GenConfig from_json(const ojson& j);  // missing keys keep defaults
   /// The small built-in run of `steptp generate --out DIR` without --config (a few minutes on 2 cores): five
-  /// workloads per family, one shape instance each (grown to target_root_ops), one candidate per (task, strategy),
-  /// one-step only.
+  /// workloads per family plus covering units (two units with a site of every strategy), one shape instance each
+  /// (grown to target_root_ops); at the root and at each state of two trajectories of depth 3, four candidates of
+  /// distinct strategies (state_sampling "strategies"), so each unit gives several prompts of up to four answers.
   /// Struct defaults are DATASET.md's (all workloads, 20 instances, 6 candidates, depth 4).
   static GenConfig small_default();
   /// gen_hash: SHA-256 over the canonical JSON of to_json() plus the generator version.
@@ -104,6 +112,11 @@ struct FilterConfig {
   int max_multi_n = 6;
   int eval_n = 3;
   bool fail_on_shortcut = false;
+
+  /// §7.3: a sample of these token counts is dropped (too_long).
+  bool too_long(std::int64_t prompt, std::int64_t completion) const {
+    return prompt > max_prompt_tokens || completion > max_completion_tokens || prompt + completion > max_total_tokens;
+  }
 
   ojson to_json() const;
   static FilterConfig from_json(const ojson& j);

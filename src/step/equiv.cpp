@@ -7,6 +7,8 @@
 
 #include "base/hash.hpp"
 #include "equiv/compare.hpp"
+#include "equiv/equivalence.hpp"
+#include "equiv/options.hpp"
 #include "base/diag.hpp"
 #include "ir/limits.hpp"
 #include "runtime/measure.hpp"
@@ -163,6 +165,19 @@ EquivOutcome check_against(const ir::Task& after, const Reference& ref, char cls
                            : !use_interp && !ref.interpreter ? "compiled_c"
                                                              : "interpreter_vs_compiled_c"}};
   if (ref.stored_weights) o.evidence["stored_weights"] = ref.stored_weights;
+  return o;
+}
+
+EquivOutcome check_as_cli(const ir::Task& before, const ir::Task& after) {
+  EquivOutcome o;
+  const equiv::Result r = equiv::check_equivalence(before, after, equiv::cli_options());
+  o.evidence = ojson::parse(r.to_json());
+  if (r.equivalent) {
+    o.ok = true;
+    return o;
+  }
+  o.reason = r.code == code_str(Code::E503) ? "runtime_crash" : "not_equivalent";
+  o.detail = "steptp equiv: " + r.code + ": " + r.message;
   return o;
 }
 

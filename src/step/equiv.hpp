@@ -64,6 +64,13 @@ struct EquivOutcome {
 /// Runs `after` on ref's inputs and compares with ref's outputs under class `cls` ('E' = bitwise).
 EquivOutcome check_against(const ir::Task& after, const Reference& ref, char cls, const EquivConfig& cfg);
 
+/// The verdict `steptp equiv BEFORE AFTER` gives on a record's pair: equiv::check_equivalence with
+/// equiv::cli_options() (seeds 0-2 x N, U, W, K; adaptive, cheap-check, boundary and guided draws within their
+/// budgets), every known buffer drawn. S5's last check in generate (DATASET.md §2.5), so that no record fails the
+/// checker a user runs; on failure the reason is `not_equivalent` (`runtime_crash` for E503) with the code and
+/// message, and the evidence is the checker's result (equiv::Result::to_json), recorded as `equivalence.checker`.
+EquivOutcome check_as_cli(const ir::Task& before, const ir::Task& after);
+
 /// (rtol, atol) of DATASET.md §2.5 for a dtype.
 std::pair<double, double> dataset_tolerance(ir::DType t);
 

@@ -32,7 +32,7 @@ const Tiny& tiny() {
     t.gen.measure = false;
     t.gen.max_depth = 1;
     auto units = plan_units(t.gen, t.rejects);
-    PipelineEnv env{&t.gen, nullptr, nullptr, 0};
+    PipelineEnv env{&t.gen, nullptr, nullptr, 0, nullptr, false, {}};
     for (const auto& u : units) {
       auto r = process_unit(u, env);
       for (auto& rec : r.records) t.records.push_back(rec);
@@ -106,7 +106,7 @@ TEST(DatasetPipeline, FilterSplitsByWorkloadAndIsDeterministic) {
   std::sort(archive.begin(), archive.end(), record_less);
   FilterConfig fc;
   fc.min_per_strategy = 2;
-  auto a = filter_records(archive, fc, 1), b = filter_records(archive, fc, 1);
+  auto a = filter_records(archive, {}, fc, 1), b = filter_records(archive, {}, fc, 1);
   std::map<std::string, std::string> split_of;
   for (const char* sp : kSplits) {
     ASSERT_EQ(a.samples[sp].size(), b.samples[sp].size());
@@ -142,7 +142,7 @@ TEST(DatasetPipeline, FilterSplitsByWorkloadAndIsDeterministic) {
     }
   }
   std::sort(big.begin(), big.end(), record_less);
-  auto f = filter_records(big, fc, 1);
+  auto f = filter_records(big, {}, fc, 1);
   std::map<std::string, int> fam_split, pool_split;
   for (const auto& [w, sp] : f.split_of) (w.rfind("Elementwise_", 0) == 0 ? fam_split : pool_split)[sp]++;
   EXPECT_EQ(fam_split["train"], 8);
@@ -163,7 +163,7 @@ TEST(DatasetPipeline, RootCandidatesAreSampledAcrossStrategies) {
     g.root_candidates = 2;
     std::vector<Reject> rj;
     auto units = plan_units(g, rj);
-    PipelineEnv env{&g, nullptr, nullptr, 0};
+    PipelineEnv env{&g, nullptr, nullptr, 0, nullptr, false, {}};
     std::map<std::string, std::vector<std::string>> per_unit;
     for (const auto& u : units)
       for (const auto& rec : process_unit(u, env).records) per_unit[u.name()].push_back(rec["record_id"]);
