@@ -14,6 +14,7 @@
 #include "step/config.hpp"
 #include "base/json_text.hpp"
 #include "dataset/units.hpp"
+#include "step/tokens.hpp"
 
 namespace steptp::dataset {
 
@@ -36,7 +37,9 @@ struct FilterOutput {
 };
 
 /// Runs S10 over the archive (sorted records). Throws std::runtime_error with --fail-on-shortcut when the
-/// signature baseline exceeds 0.5.
-FilterOutput filter_records(const std::vector<ojson>& archive, const FilterConfig& fc, std::uint64_t master_seed);
+/// signature baseline exceeds 0.5. `tokens` counts the multi-N samples for the length limits (§7.3; single samples
+/// use their records' counts): the run's counter (GenConfig::tokenizer), null for the built-in rule.
+FilterOutput filter_records(const std::vector<ojson>& archive, const FilterConfig& fc, std::uint64_t master_seed,
+                            const TokenCounter* tokens = nullptr);
 
 }  // namespace steptp::dataset

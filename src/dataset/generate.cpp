@@ -91,8 +91,10 @@ void keep_own_shard(const GenerateOptions& opt, std::vector<Unit>& units, std::v
 /// when all its candidates are stored. Fills the summary's unit counts; throws the first unit's failure.
 std::vector<UnitResult> compute_units(const std::vector<Unit>& units, const GenConfig& gen, const GenerateOptions& opt,
                                       Cache& cache, Timer* timer, GenerateSummary& sum) {
-  PipelineEnv env{&gen, &cache, timer, approx_tokens(render_system())};
-  const std::string gh = gen.hash();
+  const auto tokens = make_token_counter(gen.tokenizer);  // D012 for a bad tokenizer file
+  PipelineEnv env{&gen, &cache, timer, tokens.get(), tokens->count(render_system())};
+  // The token rule names the tokenizer file by content, so a changed file (or built-in rule) recomputes the units.
+  const std::string gh = H({gen.hash(), tokens->rule()});
   std::vector<UnitResult> results(units.size());
   std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < units.size(); ++i) {
@@ -179,6 +181,7 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   std::vector<Reject> plan_rejects;
   for (const auto& name : gen.strategies)
     if (!strategy::find(name)) throw std::invalid_argument(strategy::unknown_strategy_message(name));
+  make_token_counter(gen.tokenizer);  // a bad tokenizer file fails (D012) before any output is written
   std::vector<Unit> units = plan_units(gen, plan_rejects);
   report_plan_rejects(units, plan_rejects);
   if (opt.sharded) keep_own_shard(opt, units, plan_rejects);

@@ -29,6 +29,7 @@ ojson GenConfig::to_json() const {
 #undef X
   // Written only when set, so that the hash (and every cache) of a configuration without it is unchanged.
   if (root_candidates != 0) j["root_candidates"] = root_candidates;
+  if (!tokenizer.empty()) j["tokenizer"] = tokenizer;  // likewise (DATASET.md §4 "Token counts")
   return j;
 }
 
@@ -39,6 +40,7 @@ GenConfig GenConfig::from_json(const ojson& j) {
       GEN_FIELDS(X)
 #undef X
       "root_candidates",
+      "tokenizer",
   };
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key())) throw std::invalid_argument("unknown generation option '" + it.key() + "'");
@@ -47,6 +49,7 @@ GenConfig GenConfig::from_json(const ojson& j) {
   GEN_FIELDS(X)
 #undef X
   if (j.contains("root_candidates")) j.at("root_candidates").get_to(c.root_candidates);
+  if (j.contains("tokenizer")) j.at("tokenizer").get_to(c.tokenizer);
   return c;
 }
 

@@ -44,6 +44,10 @@ struct GenConfig {
   // units (ONNX model tasks: one shape, so one root prompt) §7.4 keeps at most max_answers_per_prompt answers per
   // prompt, so verifying and measuring every strategy's candidate at the root would mostly be discarded.
   int root_candidates = 0;
+  // S9/S10 token counts (DATASET.md §4 "Token counts", §7.3): a Hugging Face tokenizer.json (byte-level BPE) that
+  // counts every record's tokens and the length limits; empty = the built-in rule approx-v2. Written to the JSON (so
+  // hashed) only when set.
+  std::string tokenizer;
   std::string trajectory_policy = "mixed"; // random | greedy | mixed
   std::vector<std::string> strategies;     // restrict to these registered strategies (empty = all)
   // S5
