@@ -118,7 +118,9 @@ TEST(BpeTokenizer, Qwen3GoldenCounts) {
   for (const auto& g : golden) {
     const std::string text = g["text"];
     EXPECT_EQ(t->count(text), g["count"].get<std::int64_t>()) << text;
-    if (g.contains("ids")) EXPECT_EQ(t->encode(text), g["ids"].get<Ids>()) << text;
+    if (g.contains("ids")) {
+      EXPECT_EQ(t->encode(text), g["ids"].get<Ids>()) << text;
+    }
   }
 }
 
