@@ -25,7 +25,7 @@ namespace steptp::cli {
 namespace {
 
 struct GenerateArgs {
-  std::string config, out, cache, shard, timer;
+  std::string config, out, cache, shard, timer, tokenizer;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency())), stop_after = 0;
   std::optional<bool> cover_strategies;
   std::optional<int> instances, depth, per_family, max_units, threads, repeats, max_cands, min_per_strategy;
@@ -130,6 +130,7 @@ int run(GenerateArgs& a) {
   if ((!a.onnx.empty() || !a.tasks.empty()) && a.workloads.empty()) gen.builtin = false;
   if (!a.strategies.empty()) gen.strategies = a.strategies;
   if (a.seed) gen.master_seed = *a.seed;
+  if (!a.tokenizer.empty()) gen.tokenizer = a.tokenizer;
   if (a.instances) gen.instances_per_workload = *a.instances;
   if (a.depth) gen.max_depth = *a.depth;
   if (a.root_candidates) gen.root_candidates = *a.root_candidates;
@@ -190,7 +191,7 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   auto a = std::make_shared<GenerateArgs>();
   auto* c = app.add_subcommand("generate", "Generate the step-level dataset (DATASET.md S1-S11)");
   c->footer("Exit status: 0 complete; 1 the merge of MPI shards failed; 2 bad input (D codes, D011 --config, "
-            "usage); 3 stopped by --stop-after-units; 70 an internal error.");
+            "D012 --tokenizer, usage); 3 stopped by --stop-after-units; 70 an internal error.");
   c->add_option("--config", a->config, "JSON configuration file");
   c->add_option("--out", a->out, "output directory (required unless --plan-only)");
   c->add_option("--jobs,-j", a->jobs, "worker threads for the pure stages (default: all cores)")->check(CLI::Range(1, 4096));
@@ -213,6 +214,9 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->add_option("--tasks", a->tasks, "task JSONL files (each line one workload)");
   c->add_option("--strategies", a->strategies, "restrict to these strategies");
   c->add_option("--seed", a->seed, "master seed");
+  c->add_option("--tokenizer", a->tokenizer,
+                "Hugging Face tokenizer.json (byte-level BPE, e.g. Qwen3's) that counts the records' tokens and the S10 "
+                "length limits (default: the built-in rule approx-v2; a bad file is D012)");
   c->add_option("--instances", a->instances, "shape instances per workload");
   c->add_option("--depth", a->depth,
                 "maximum trajectory depth (1 = one-step candidates only; default 3, or 4 with --config)")

@@ -10,6 +10,7 @@
 #include "base/hash.hpp"
 #include "step/prompt.hpp"
 #include "step/record.hpp"
+#include "step/tokens.hpp"
 #include "dataset/stats.hpp"
 #include "ir/task.hpp"
 
@@ -49,7 +50,8 @@ bool reject_less(const Reject& a, const Reject& b) {
 void export_dataset(const std::string& out_dir, ExportInput in) {
   remove_stale_temp_files(out_dir, {"archive", "chat", "eval"});
   std::sort(in.archive.begin(), in.archive.end(), record_less);
-  FilterOutput f = filter_records(in.archive, in.rejects, in.filter, in.gen.master_seed);
+  FilterOutput f = filter_records(in.archive, in.rejects, in.filter, in.gen.master_seed,
+                                  make_token_counter(in.gen.tokenizer).get());
   Writer w{out_dir, {}};
   CardInput card;
   card.archive_lines["all"] = std::int64_t(in.archive.size());
@@ -120,7 +122,7 @@ ojson expected_stats(std::vector<ojson> archive, std::vector<Reject> rejects,
                      const std::map<std::string, std::int64_t>& counters, const GenConfig& gen,
                      const FilterConfig& filter) {
   std::sort(archive.begin(), archive.end(), record_less);
-  FilterOutput f = filter_records(archive, rejects, filter, gen.master_seed);
+  FilterOutput f = filter_records(archive, rejects, filter, gen.master_seed, make_token_counter(gen.tokenizer).get());
   rejects.insert(rejects.end(), f.rejects.begin(), f.rejects.end());
   std::sort(rejects.begin(), rejects.end(), reject_less);  // the order of each stage's reasons in stats.json
   return compute_stats(archive, rejects, counters, f);

@@ -51,8 +51,8 @@ std::string loop_signature(const ir::Task& t) {
 class Filter {
  public:
   Filter(const std::vector<ojson>& a, const std::vector<Reject>& pre_rejects, const FilterConfig& fc,
-         std::uint64_t master)
-      : a_(a), pre_rejects_(pre_rejects), fc_(fc), seed_(fc.seed(master)) {}
+         std::uint64_t master, const TokenCounter& tokens)
+      : a_(a), pre_rejects_(pre_rejects), fc_(fc), seed_(fc.seed(master)), tokens_(tokens) {}
 
   FilterOutput run() {
     views();
@@ -163,6 +163,12 @@ class Filter {
       else pool.insert(pool.end(), groups.begin(), groups.end());
     }
     deal(pool);
+  }
+
+  /// The system prompt's tokens, which every prompt count includes (§4 "Token counts").
+  std::int64_t system_tokens() {
+    if (system_tokens_ < 0) system_tokens_ = tokens_.count(render_system());
+    return system_tokens_;
   }
 
   bool too_long(std::int64_t p, std::int64_t c) const { return fc_.too_long(p, c); }
@@ -338,7 +344,8 @@ class Filter {
       }
     }
     for (auto it = samples.begin(); it != samples.end();) {
-      if (it->n > 1 && too_long(approx_tokens(it->user) , approx_tokens(it->assistant))) it = samples.erase(it);
+      if (it->n > 1 && too_long(system_tokens() + tokens_.count(it->user), tokens_.count(it->assistant)))
+        it = samples.erase(it);
       else ++it;
     }
   }
@@ -444,6 +451,8 @@ class Filter {
   const std::vector<Reject>& pre_rejects_;
   const FilterConfig& fc_;
   std::uint64_t seed_;
+  const TokenCounter& tokens_;
+  std::int64_t system_tokens_ = -1;
   std::vector<RecView> v_;
   std::vector<bool> alive_;
   FilterOutput out_;
@@ -452,8 +461,8 @@ class Filter {
 }  // namespace
 
 FilterOutput filter_records(const std::vector<ojson>& archive, const std::vector<Reject>& pre_rejects,
-                            const FilterConfig& fc, std::uint64_t master_seed) {
-  return Filter(archive, pre_rejects, fc, master_seed).run();
+                            const FilterConfig& fc, std::uint64_t master_seed, const TokenCounter* tokens) {
+  return Filter(archive, pre_rejects, fc, master_seed, tokens ? *tokens : approx_counter()).run();
 }
 
 }  // namespace steptp::dataset

@@ -14,6 +14,7 @@
 #include "step/config.hpp"
 #include "base/json_text.hpp"
 #include "dataset/units.hpp"
+#include "step/tokens.hpp"
 
 namespace steptp::dataset {
 
@@ -37,8 +38,10 @@ struct FilterOutput {
 
 /// Runs S10 over the archive (sorted records). `pre_rejects` are the S1–S9 rejects; of them, the samples generate
 /// dropped as too long before measuring (stage S10, with a family) still make their workload a split group (§7.2).
-/// Throws std::runtime_error with --fail-on-shortcut when the signature baseline exceeds 0.5.
+/// Throws std::runtime_error with --fail-on-shortcut when the signature baseline exceeds 0.5. `tokens` counts the
+/// multi-N samples for the length limits (§7.3; single samples use their records' counts): the run's counter
+/// (GenConfig::tokenizer), null for the built-in rule.
 FilterOutput filter_records(const std::vector<ojson>& archive, const std::vector<Reject>& pre_rejects,
-                            const FilterConfig& fc, std::uint64_t master_seed);
+                            const FilterConfig& fc, std::uint64_t master_seed, const TokenCounter* tokens = nullptr);
 
 }  // namespace steptp::dataset

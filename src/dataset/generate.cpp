@@ -92,13 +92,15 @@ void keep_own_shard(const GenerateOptions& opt, std::vector<Unit>& units, std::v
 std::vector<UnitResult> compute_units(const std::vector<Unit>& all_units, const std::vector<Unit>& units,
                                       const GenConfig& gen, const FilterConfig& filter, const GenerateOptions& opt,
                                       Cache& cache, Timer* timer, GenerateSummary& sum) {
-  PipelineEnv env{&gen, &cache, timer, approx_tokens(render_system()), &filter, opt.measure_all, {}};
+  const auto tokens = make_token_counter(gen.tokenizer);  // D012 for a bad tokenizer file
+  PipelineEnv env{&gen, &cache, timer, tokens.get(), tokens->count(render_system()), &filter, opt.measure_all, {}};
   if (gen.state_sampling == "strategies") env.root_sites = root_site_counts(all_units, gen);
-  // A unit's result depends on the configuration, the length limits it was filtered by before measuring and the
+  // A unit's result depends on the configuration, the token rule (the tokenizer file by content, so a changed file
+  // or built-in rule recomputes the units), the length limits it was filtered by before measuring and the
   // strategies' rarity over the whole plan (every shard plans every unit, so all agree).
   std::string rarity;
   for (const auto& [k, v] : env.root_sites) rarity += k + "=" + std::to_string(v) + ";";
-  const std::string gh = H({gen.hash(),
+  const std::string gh = H({gen.hash(), tokens->rule(),
                             fmt::format("{},{},{},{}", filter.max_prompt_tokens, filter.max_completion_tokens,
                                         filter.max_total_tokens, opt.measure_all ? "all" : "pre"),
                             rarity});
@@ -188,6 +190,7 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   std::vector<Reject> plan_rejects;
   for (const auto& name : gen.strategies)
     if (!strategy::find(name)) throw std::invalid_argument(strategy::unknown_strategy_message(name));
+  make_token_counter(gen.tokenizer);  // a bad tokenizer file fails (D012) before any output is written
   std::vector<Unit> units = plan_units(gen, plan_rejects);
   report_plan_rejects(units, plan_rejects);
   const std::vector<Unit> all_units = units;

@@ -1,9 +1,11 @@
 #include "dataset/stats.hpp"
 
+#include "step/tokens.hpp"
 #include "strategies/registry.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -32,6 +34,19 @@ ojson sorted_obj(const ojson& o) {
   ojson r = ojson::object();
   for (auto& k : keys) r[k] = o[k];
   return r;
+}
+
+/// The token rule of the records (DATASET.md §4): one per run; several joined by "+" (an archive of mixed runs),
+/// the built-in rule's name for an empty archive.
+std::string token_rule(const std::vector<ojson>& archive) {
+  std::set<std::string> rules;
+  for (const auto& r : archive)
+    if (r.contains("tokens") && r["tokens"].contains("rule") && r["tokens"]["rule"].is_string())
+      rules.insert(r["tokens"]["rule"].get<std::string>());
+  if (rules.empty()) return kTokenRule;
+  std::string out;
+  for (const auto& r : rules) out += (out.empty() ? "" : "+") + r;
+  return out;
 }
 
 }  // namespace
@@ -131,7 +146,7 @@ ojson compute_stats(const std::vector<ojson>& archive, const std::vector<Reject>
                           {"distribution", distribution(root_us)}};
   double mean_ratio = 0;
   for (double x : ratio) mean_ratio += x;
-  s["tokens"] = {{"rule", "approx-v1"}, {"leir", distribution(leir)}, {"tvmscript", distribution(tir)},
+  s["tokens"] = {{"rule", token_rule(archive)}, {"leir", distribution(leir)}, {"tvmscript", distribution(tir)},
                  {"prompt", distribution(prompt)}, {"completion", distribution(completion)},
                  {"mean_tvmscript_to_leir_ratio", ratio.empty() ? 0.0 : mean_ratio / double(ratio.size())}};
   s["audit"] = f.audit;
@@ -178,7 +193,7 @@ std::string render_stats_md(const ojson& s) {
                       rl["roots"].dump(), rl["share_at_least_50us"].get<double>(), d["p10"].get<double>(),
                       d["median"].get<double>(), d["p90"].get<double>());
   }
-  md += "\n## Tokens (approx-v1)\n\n| text | n | median | p90 | max |\n|---|---|---|---|---|\n";
+  md += "\n## Tokens (" + s["tokens"]["rule"].get<std::string>() + ")\n\n| text | n | median | p90 | max |\n|---|---|---|---|---|\n";
   for (const char* k : {"leir", "tvmscript", "prompt", "completion"}) {
     const auto& d = s["tokens"][k];
     if (d.contains("median"))

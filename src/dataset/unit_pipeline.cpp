@@ -136,6 +136,8 @@ class UnitRunner {
   }
 
  private:
+  const TokenCounter& tokens() const { return env_.tokens ? *env_.tokens : approx_counter(); }
+
   void reject(const std::string& strategy, const std::string& stage, const std::string& reason,
               const std::string& detail = "") {
     res_.rejects.push_back({u_.name(), strategy, stage, reason, detail.substr(0, 300)});
@@ -148,8 +150,8 @@ class UnitRunner {
     st->tk = task_key(st->task);
     st->canon = alpha_canonical(st->task);
     st->leir = ir::print_program(st->task.program);
-    st->leir_tokens = approx_tokens(st->leir);
-    st->tir_tokens = approx_tokens(lower::lower_tir(st->task));
+    st->leir_tokens = tokens().count(st->leir);
+    st->tir_tokens = tokens().count(lower::lower_tir(st->task));
     // An ONNX task's weights enter every draw (issue #14); strategies never change known buffers, so every state
     // of the unit takes the same values.
     st->ref = make_reference(st->task, st->tk, ecfg_, u_.wl.params.get());
@@ -258,7 +260,7 @@ class UnitRunner {
       return bad("S5", syntax ? "parse_error" : "resolve_error", x.diag().headline());
     }
     try {
-      e.tir_tokens = approx_tokens(lower::lower_tir(ap.task));
+      e.tir_tokens = tokens().count(lower::lower_tir(ap.task));
     } catch (const std::exception& x) {
       return bad("S6", "lower_tir_error", x.what());
     }
@@ -310,7 +312,7 @@ class UnitRunner {
   bool prompt_too_long(const State& st) {
     const FilterConfig* lim = env_.length_limits;
     if (!lim || env_.measure_too_long) return false;
-    const std::int64_t p = env_.system_tokens + approx_tokens(render_user(u_.wl.name, st.leir, st.task.known, 1));
+    const std::int64_t p = env_.system_tokens + tokens().count(render_user(u_.wl.name, st.leir, st.task.known, 1));
     if (p <= lim->max_prompt_tokens && p < lim->max_total_tokens) return false;
     res_.rejects.push_back({u_.name(), "", "S10", "too_long", "before measuring: the prompt", u_.wl.family});
     res_.counters["reject.S10.too_long"]++;
@@ -432,9 +434,9 @@ class UnitRunner {
     rec["facts"] = facts;
     rec["equivalence"] = e.equiv;
     rec["measurement"] = nullptr;
-    rec["tokens"] = {{"rule", kTokenRule}, {"leir_before", st.leir_tokens}, {"leir_after", approx_tokens(e.after_leir)},
+    rec["tokens"] = {{"rule", tokens().rule()}, {"leir_before", st.leir_tokens}, {"leir_after", tokens().count(e.after_leir)},
                      {"tir_before", st.tir_tokens}, {"tir_after", e.tir_tokens},
-                     {"prompt", env_.system_tokens + approx_tokens(user)}, {"completion", approx_tokens(assistant)}};
+                     {"prompt", env_.system_tokens + tokens().count(user)}, {"completion", tokens().count(assistant)}};
     rec["reasoning"] = reasoning;
     rec["versions"] = {{"steptp", kSteptpVersion}, {"generator", kGeneratorVersion}, {"lowering", kLoweringVersion},
                        {"renderer", kRendererVersion}, {"prompt", kPromptVersion}};

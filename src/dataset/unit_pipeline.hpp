@@ -10,6 +10,7 @@
 #include "step/cache.hpp"
 #include "step/config.hpp"
 #include "step/timing.hpp"
+#include "step/tokens.hpp"
 #include "dataset/units.hpp"
 
 namespace steptp::dataset {
@@ -29,7 +30,8 @@ struct PipelineEnv {
   const GenConfig* cfg = nullptr;
   Cache* cache = nullptr;  // may be null (no caching)
   Timer* timer = nullptr;  // null when measurement is off
-  std::int64_t system_tokens = 0;
+  const TokenCounter* tokens = nullptr;  // the run's token counter (null: the built-in rule)
+  std::int64_t system_tokens = 0;        // tokens of the system prompt under it
   // The S10 length limits (§7.3) applied before S5's numeric check and S7 (§7 "Before measuring"): a candidate
   // whose sample will be dropped as too_long is never verified or timed, nor counted against a state's limit, nor
   // continued by a trajectory. Null: no limits.

@@ -31,6 +31,7 @@ ojson GenConfig::to_json() const {
   if (root_candidates != 0) j["root_candidates"] = root_candidates;
   if (state_sampling != "candidates") j["state_sampling"] = state_sampling;
   if (cover_units != 1) j["cover_units"] = cover_units;
+  if (!tokenizer.empty()) j["tokenizer"] = tokenizer;  // likewise (DATASET.md §4 "Token counts")
   return j;
 }
 
@@ -40,7 +41,7 @@ GenConfig GenConfig::from_json(const ojson& j) {
 #define X(f) #f,
       GEN_FIELDS(X)
 #undef X
-      "root_candidates", "state_sampling", "cover_units",
+      "root_candidates", "state_sampling", "cover_units", "tokenizer",
   };
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key())) throw std::invalid_argument("unknown generation option '" + it.key() + "'");
@@ -49,6 +50,7 @@ GenConfig GenConfig::from_json(const ojson& j) {
   GEN_FIELDS(X)
 #undef X
   if (j.contains("root_candidates")) j.at("root_candidates").get_to(c.root_candidates);
+  if (j.contains("tokenizer")) j.at("tokenizer").get_to(c.tokenizer);
   if (j.contains("state_sampling")) j.at("state_sampling").get_to(c.state_sampling);
   if (j.contains("cover_units")) j.at("cover_units").get_to(c.cover_units);
   if (c.state_sampling != "candidates" && c.state_sampling != "strategies")

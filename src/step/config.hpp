@@ -51,6 +51,10 @@ struct GenConfig {
   // (weights from how many planned root tasks offer a site), until the limit is accepted — so a state yields at
   // most one answer per strategy, what the prompt groups of §7.4 keep, and every accepted candidate is a contender.
   std::string state_sampling = "candidates";
+  // S9/S10 token counts (DATASET.md §4 "Token counts", §7.3): a Hugging Face tokenizer.json (byte-level BPE) that
+  // counts every record's tokens and the length limits; empty = the built-in rule approx-v2. Written to the JSON (so
+  // hashed) only when set.
+  std::string tokenizer;
   std::string trajectory_policy = "mixed"; // random | greedy | mixed
   std::vector<std::string> strategies;     // restrict to these registered strategies (empty = all)
   // S5

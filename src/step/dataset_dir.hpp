@@ -14,6 +14,7 @@
 //   D009  a file is missing or differs from its SHA-256 in the manifest;
 //   D010  an output file cannot be written (also `generate` and `merge`);
 //   D011  the --config file is unreadable, not JSON, or has an unknown key.
+// D012 (src/step/bpe_tokenizer.hpp) is a bad `generate --tokenizer` file, wherever it is read.
 #pragma once
 #include <stdexcept>
 #include <string>

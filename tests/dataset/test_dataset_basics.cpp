@@ -63,14 +63,14 @@ TEST(DatasetRng, PortableAndInRange) {
 }
 
 TEST(DatasetTokens, ApproxV1Rule) {
-  EXPECT_EQ(approx_tokens(""), 0);
-  EXPECT_EQ(approx_tokens("abcd"), 1);
-  EXPECT_EQ(approx_tokens("abcde"), 2);       // ceil(5/4)
-  EXPECT_EQ(approx_tokens("1234"), 2);        // ceil(4/3)
-  EXPECT_EQ(approx_tokens("a b"), 2);         // spaces inside a line count 0
-  EXPECT_EQ(approx_tokens("a\n  b"), 4);      // a, newline, leading run, b
-  EXPECT_EQ(approx_tokens("x^{8}"), 5);       // x ^ { 8 }
-  EXPECT_EQ(approx_tokens("\xc3\xa9"), 1);    // one code point
+  EXPECT_EQ(approx_tokens_v1(""), 0);
+  EXPECT_EQ(approx_tokens_v1("abcd"), 1);
+  EXPECT_EQ(approx_tokens_v1("abcde"), 2);       // ceil(5/4)
+  EXPECT_EQ(approx_tokens_v1("1234"), 2);        // ceil(4/3)
+  EXPECT_EQ(approx_tokens_v1("a b"), 2);         // spaces inside a line count 0
+  EXPECT_EQ(approx_tokens_v1("a\n  b"), 4);      // a, newline, leading run, b
+  EXPECT_EQ(approx_tokens_v1("x^{8}"), 5);       // x ^ { 8 }
+  EXPECT_EQ(approx_tokens_v1("\xc3\xa9"), 1);    // one code point
 }
 
 TEST(DatasetJson, PythonLayoutAndCanonical) {

@@ -32,7 +32,7 @@ const Tiny& tiny() {
     t.gen.measure = false;
     t.gen.max_depth = 1;
     auto units = plan_units(t.gen, t.rejects);
-    PipelineEnv env{&t.gen, nullptr, nullptr, 0, nullptr, false, {}};
+    PipelineEnv env{&t.gen, nullptr, nullptr, nullptr, 0, nullptr, false, {}};
     for (const auto& u : units) {
       auto r = process_unit(u, env);
       for (auto& rec : r.records) t.records.push_back(rec);
@@ -163,7 +163,7 @@ TEST(DatasetPipeline, RootCandidatesAreSampledAcrossStrategies) {
     g.root_candidates = 2;
     std::vector<Reject> rj;
     auto units = plan_units(g, rj);
-    PipelineEnv env{&g, nullptr, nullptr, 0, nullptr, false, {}};
+    PipelineEnv env{&g, nullptr, nullptr, nullptr, 0, nullptr, false, {}};
     std::map<std::string, std::vector<std::string>> per_unit;
     for (const auto& u : units)
       for (const auto& rec : process_unit(u, env).records) per_unit[u.name()].push_back(rec["record_id"]);
