@@ -1,12 +1,12 @@
 // Operators in the algebraic forms that PyTorch's definitions and common model code write them in: log of a
-// softmax, log-cosh, the KL divergences of torch.distributions, a CRF forward step (torchcrf), torch.lerp, the
-// GRU cell's state update (nn.GRUCell) and a rational activation (Boullé et al. 2020). They are the catalogue's
-// sites of the algebraic strategies that no other workload offers (issue #47 item 3): expand_log, logsimp,
-// expand_powsimp, collect and apart (STRATEGIES.md §11 entries 27-33). Inputs that the real operator only takes
-// positive (probabilities, standard deviations) are declared so (ir::KnownBuffer::range), which sign analysis
-// (STRATEGIES.md §9.4) needs to prove the domain conditions of the log and power rewrites; no other input is.
-// Registered after every other family file, so the built-in default selection (the first workloads of each family)
-// is unchanged.
+// softmax, log-cosh, the KL divergences and the beta variance of torch.distributions, a CRF forward step (torchcrf),
+// torch.lerp, the GRU cell's state update (nn.GRUCell) and a rational activation (Boullé et al. 2020). They are the
+// catalogue's sites of the algebraic strategies that no other workload offers (issue #47 item 3): expand_log,
+// logsimp, expand_powsimp, collect, cancellation and apart (STRATEGIES.md §11 entries 25-33). Inputs that the real
+// operator only takes positive (probabilities, standard deviations, a precision) are declared so
+// (ir::KnownBuffer::range), which sign analysis (STRATEGIES.md §9.4) needs to prove the domain conditions of the
+// log, power and cancelling rewrites; no other input is. Registered after every other family file, so the built-in
+// default selection (the first workloads of each family) is unchanged.
 #include "frontend/workloads/families.hpp"
 
 namespace steptp::frontend::wl {
@@ -101,6 +101,19 @@ void add_model_forms(std::vector<Workload>& v) {
     });
     g.mark_output(batch_mean_of_row_sums(g, t));
   }));
+  v.push_back(make("Beta_variance_mean_precision", "custom", "reduction", bd(128, 1024), dt_float(),
+                   [](Graph& g, const Params& p) {
+                     // torch.distributions.Beta(mu*phi, (1-mu)*phi).variance, the mean-precision parameterisation
+                     // of beta regression (Ferrari & Cribari-Neto 2004): c1*c0/(total**2*(total+1)), total = c1+c0;
+                     // the precision phi is positive.
+                     T mu = g.input({P(p, "batch"), P(p, "dim")});
+                     T phi = g.input({P(p, "batch"), P(p, "dim")}, ir::ValueRange::Positive);
+                     g.mark_output(map(g, {mu, phi}, [](const auto& r) {
+                       const std::string c1 = "(" + r[0] + "*" + r[1] + ")", c0 = "((1-" + r[0] + ")*" + r[1] + ")";
+                       const std::string total = "(" + c1 + "+" + c0 + ")";
+                       return c1 + "*" + c0 + "/(" + total + "**2*(" + total + "+1))";
+                     }));
+                   }));
   v.push_back(make("CRF_forward_step", "custom", "reduction", {{"batch", 64, 1, 1024, 4}, {"tags", 32, 2, 256, 8}},
                    dt_float(), crf_forward_step));
   v.push_back(make("Lerp", "custom", "elementwise", batch_dim_params(), dt_float(), [](Graph& g, const Params& p) {
