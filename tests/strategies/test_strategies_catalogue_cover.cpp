@@ -2,12 +2,11 @@
 // (src/frontend/workloads/model_forms.cpp) host have a site on the catalogue's small f32 instances, and every
 // candidate of theirs on those workloads applies and passes the equivalence check in its class (STRATEGIES.md §2
 // rule 2), under the default domain policy (Prove: the log and power rewrites are proven from the inputs declared
-// positive). The check is the library's default, as in the dataset's S5 check. The command line's further draws
-// (`steptp equiv`) also pass on every candidate but two, whose skewed draws of magnitude about 2^10 leave the
-// range where the forms agree in floating point: LogSoftmax_log_of_softmax's expand_log (the original's exp(x-m)
-// is subnormal in f64 below -708, so its log is off by up to 0.1 where the candidate's x-m-log(S) is exact) and
-// CRF_forward_step's expand_powsimp (exp(s)*exp(t)*exp(e) overflows to inf or inf*0 on every element, which the
-// range rule leaves unjudged per element but the degenerate-output check, E505, does not).
+// positive). The check is the library's default, as in the dataset's S5 check. `steptp equiv` (the further draws)
+// also accepts every candidate but two, both on skewed draws of magnitude about 2^10: LogSoftmax_log_of_softmax's
+// expand_log (E504 on seed 63, S: the original's exp(x-m) is subnormal in f64 below -708, so its log is off by 0.08
+// where the candidate's x-m-log(S) is exact) and CRF_forward_step's expand_powsimp (E505 on seed 12, S: the output
+// of exp(s)*exp(t)*exp(e) is constant there, the degenerate-output check, which the range rule does not cover).
 #include <gtest/gtest.h>
 
 #include <map>

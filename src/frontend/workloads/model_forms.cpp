@@ -101,7 +101,7 @@ void add_model_forms(std::vector<Workload>& v) {
     });
     g.mark_output(batch_mean_of_row_sums(g, t));
   }));
-  v.push_back(make("Beta_variance_mean_precision", "custom", "reduction", bd(128, 1024), dt_float(),
+  v.push_back(make("Beta_variance_mean_precision", "custom", "elementwise", bd(128, 1024), dt_float(),
                    [](Graph& g, const Params& p) {
                      // torch.distributions.Beta(mu*phi, (1-mu)*phi).variance, the mean-precision parameterisation
                      // of beta regression (Ferrari & Cribari-Neto 2004): c1*c0/(total**2*(total+1)), total = c1+c0;
