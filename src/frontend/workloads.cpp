@@ -46,6 +46,7 @@ const std::vector<Workload>& workloads() {
     wl::add_loss(v);
     wl::add_fused(v);
     wl::add_attention(v);
+    wl::add_model_forms(v);
     return v;
   }();
   return all;

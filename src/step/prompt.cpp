@@ -47,6 +47,7 @@ std::string render_user(const std::string& workload, const std::string& leir, co
       first = false;
     }
     u += "]";
+    if (k.contains("range")) u += ", " + k["range"].get<std::string>();  // a declared range: "positive"
   }
   u += "\nKeep every known buffer's name, dtype and shape unchanged.\n" + tail(n);
   return u;
@@ -55,9 +56,11 @@ std::string render_user(const std::string& workload, const std::string& leir, co
 std::string render_user(const std::string& workload, const std::string& leir, const std::vector<ir::KnownBuffer>& known,
                         int n) {
   ojson k = ojson::array();
-  for (const auto& b : known)
+  for (const auto& b : known) {
     k.push_back({{"name", b.name}, {"role", std::string(ir::role_name(b.role))},
                  {"dtype", std::string(ir::dtype_name(b.dtype))}, {"shape", b.shape}});
+    if (b.range != ir::ValueRange::Any) k.back()["range"] = std::string(ir::value_range_name(b.range));
+  }
   return render_user(workload, leir, k, n);
 }
 

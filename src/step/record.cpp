@@ -9,9 +9,13 @@ namespace steptp::dataset {
 
 ojson known_json(const std::vector<ir::KnownBuffer>& known) {
   ojson k = ojson::array();
-  for (const auto& b : known)
+  for (const auto& b : known) {
     k.push_back({{"name", b.name}, {"role", std::string(ir::role_name(b.role))},
                  {"dtype", std::string(ir::dtype_name(b.dtype))}, {"shape", b.shape}});
+    // A declared value range travels with the task (absent for Any, as in the task JSON): without it a record's
+    // re-applied D candidate loses the sign facts it was proven from (S9).
+    if (b.range != ir::ValueRange::Any) k.back()["range"] = std::string(ir::value_range_name(b.range));
+  }
   return k;
 }
 

@@ -41,5 +41,7 @@ void add_scan(std::vector<Workload>& out);
 void add_loss(std::vector<Workload>& out);
 void add_fused(std::vector<Workload>& out);
 void add_attention(std::vector<Workload>& out);
+/// Registered last (model_forms.cpp): operators written in the algebraic forms of PyTorch and model code.
+void add_model_forms(std::vector<Workload>& out);
 
 }  // namespace steptp::frontend::wl

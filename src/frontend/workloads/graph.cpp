@@ -84,7 +84,7 @@ std::vector<std::string> bcast_idx(const Shape& in, const Shape& out, const std:
 }
 
 T Graph::add(Kind k, Shape s, ir::DType dt) {
-  tensors_.push_back({k, std::move(s), dt, {}});
+  tensors_.push_back({k, std::move(s), dt, {}, ir::ValueRange::Any});
   return T{static_cast<int>(tensors_.size()) - 1};
 }
 
@@ -127,7 +127,7 @@ std::string Graph::finish(std::vector<ir::KnownBuffer>& known) {
   known.clear();
   auto add_known = [&](Kind k, ir::Role r) {
     for (auto& x : tensors_)
-      if (x.kind == k) known.push_back(ir::KnownBuffer{x.name, r, x.dt, x.shape});
+      if (x.kind == k) known.push_back(ir::KnownBuffer{x.name, r, x.dt, x.shape, x.range});
   };
   add_known(Kind::Input, ir::Role::Input);
   add_known(Kind::Constant, ir::Role::Constant);

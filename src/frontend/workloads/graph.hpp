@@ -76,6 +76,13 @@ class Graph {
   // ---- building (before finish) ----
   T input(Shape s) { return add(Kind::Input, std::move(s), dt_); }
   T input(Shape s, ir::DType dt) { return add(Kind::Input, std::move(s), dt); }
+  /// An input of the graph dtype whose values the real operator only takes in `r` (probabilities, scales, rates):
+  /// the known entry declares it (ir::KnownBuffer::range), for sign analysis and the equivalence draws.
+  T input(Shape s, ir::ValueRange r) {
+    T t = add(Kind::Input, std::move(s), dt_);
+    tensors_.back().range = r;
+    return t;
+  }
   T constant(Shape s) { return add(Kind::Constant, std::move(s), dt_); }
   T constant(Shape s, ir::DType dt) { return add(Kind::Constant, std::move(s), dt); }
   T param(Shape s) { return add(Kind::Param, std::move(s), dt_); }
@@ -106,6 +113,7 @@ class Graph {
     Shape shape;
     ir::DType dt;
     std::string name;
+    ir::ValueRange range = ir::ValueRange::Any;
   };
   T add(Kind k, Shape s, ir::DType dt);
   ir::DType dt_;
