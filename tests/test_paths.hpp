@@ -11,4 +11,9 @@ inline const std::string kCorpus = std::string(STEPTP_SHARED_DIR) + "/leir-refer
 /// KernelBench problems as ONNX models with PyTorch's inputs and outputs (index.json lists them).
 inline const std::filesystem::path kBench = std::filesystem::path(STEPTP_SHARED_DIR) / "kernelbench-onnx";
 
+/// A fixture file of the step tests (tests/step/data/NAME).
+inline std::string step_data(const std::string& name) {
+  return std::string(STEPTP_SOURCE_DIR) + "/tests/step/data/" + name;
+}
+
 }  // namespace steptp_test

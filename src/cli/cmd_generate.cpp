@@ -19,6 +19,7 @@
 #include "step/dataset_dir.hpp"
 #include "dataset/generate.hpp"
 #include "dataset/units.hpp"
+#include "dataset/split_units.hpp"
 #include "runtime/node_slots.hpp"
 
 namespace steptp::cli {
@@ -103,9 +104,9 @@ int run_mpi(const dataset::GenConfig& gen, const dataset::FilterConfig& filter, 
 
 /// `--plan-only`: S1 and S2 without generating: the units the configuration plans, per workload family, as one JSON
 /// object on stdout (to size a cluster job: bench/RESULTS.md, "Generate at scale").
-int print_plan(const dataset::GenConfig& gen) {
+int print_plan(const dataset::GenConfig& gen, const dataset::FilterConfig& filter) {
   std::vector<dataset::Reject> rejects;
-  const auto units = dataset::plan_units(gen, rejects);
+  const auto units = dataset::plan_all_units(gen, filter, rejects);
   core::ojson fam = core::ojson::object();
   std::set<std::string> workloads;
   for (const auto& u : units) {
@@ -172,7 +173,7 @@ int run(GenerateArgs& a) {
   if (const int mj = a.measure_jobs.value_or(a.mpi ? 1 : 0); mj > 0 && gen.measure) {
     runtime::set_node_measure_slots(mj, gen.threads);
   }
-  if (a.plan_only) return print_plan(gen);
+  if (a.plan_only) return print_plan(gen, filter);
   if (a.out.empty()) return usage_error("generate", "--out is required");
   if (a.mpi) return run_mpi(gen, filter, o, !a.no_merge);
   if (!a.shard.empty()) {

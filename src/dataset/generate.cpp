@@ -22,6 +22,7 @@
 #include "step/record.hpp"
 #include "step/timing.hpp"
 #include "step/tokens.hpp"
+#include "dataset/split_units.hpp"
 #include "dataset/unit_pipeline.hpp"
 #include "ir/task.hpp"
 #include "strategies/registry.hpp"
@@ -191,7 +192,7 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   for (const auto& name : gen.strategies)
     if (!strategy::find(name)) throw std::invalid_argument(strategy::unknown_strategy_message(name));
   make_token_counter(gen.tokenizer);  // a bad tokenizer file fails (D012) before any output is written
-  std::vector<Unit> units = plan_units(gen, plan_rejects);
+  std::vector<Unit> units = plan_all_units(gen, filter, plan_rejects);
   report_plan_rejects(units, plan_rejects);
   const std::vector<Unit> all_units = units;
   if (opt.sharded) keep_own_shard(opt, units, plan_rejects);

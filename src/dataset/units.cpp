@@ -151,7 +151,7 @@ void add_partitioned_units(const GenConfig& cfg, const Unit& model_unit, std::ve
     Unit u = model_unit;
     u.wl.name = pt.task.workload;
     u.wl.family = pt.family;
-    u.wl.kind = SourceKind::OnnxTask;
+    u.wl.kind = SourceKind::SubgraphTask;
     u.wl.weight = pt.weight;
     pt.task.suite = u.wl.suite;
     for (const auto& k : pt.task.known)
@@ -260,7 +260,7 @@ ir::Task emit_root_task(const Unit& u) {
       throw std::runtime_error("built without the ONNX importer");
 #endif
     }
-    case SourceKind::OnnxTask: {
+    case SourceKind::SubgraphTask: {
       if (!u.wl.task) throw std::runtime_error("unit " + u.name() + " has no extracted task");
       ir::Task t = *u.wl.task;
       t.suite = u.wl.suite;

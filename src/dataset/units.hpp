@@ -14,9 +14,10 @@
 
 namespace steptp::dataset {
 
-/// Onnx: a whole imported model (--onnx-whole); OnnxTask: one distinct task of a partitioned model
-/// (frontend/partition.hpp, the default of --onnx).
-enum class SourceKind { Builtin, Onnx, OnnxTask, TaskFile };
+/// Onnx: a whole imported model (--onnx-whole); SubgraphTask: one distinct task of a partitioned model
+/// (frontend/partition.hpp, the default of --onnx) or of a built-in task too long for the length limits
+/// (split_units.hpp).
+enum class SourceKind { Builtin, Onnx, SubgraphTask, TaskFile };
 
 /// One selected workload (S1).
 struct WorkloadEntry {
@@ -24,8 +25,9 @@ struct WorkloadEntry {
   SourceKind kind = SourceKind::Builtin;
   std::string path;         // ONNX model or task file (relative as given); empty for built-ins
   std::size_t line = 0;     // task file line (1-based)
-  int weight = 1;           // OnnxTask: occurrences of the task in its model
-  // OnnxTask: the extracted task and the values of its param/constant buffers (the model's weights), shared by
+  int weight = 1;           // SubgraphTask: occurrences of the task in its model
+  // SubgraphTask: the extracted task and the values of its param/constant buffers (the model's weights; null for a
+  // built-in task's pieces, whose weights are drawn like the whole task's), shared by
   // the copies of the unit. S5 feeds the weights into every draw (make_reference); the audit's re-check, which has
   // only the record, draws them, so there the rewrite is checked for arbitrary weights.
   std::shared_ptr<const ir::Task> task;

@@ -1,6 +1,7 @@
 #include "eval/grader.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -324,9 +325,21 @@ std::pair<bool, std::string> Grader::verify_reasoning(TaskContext& ctx, const Pa
     if (!grades[i].strategy_consistent || !grades[i].matches)
       return {false, "program " + std::to_string(i + 1) + " is not a result of its claimed strategy"};
   try {
+    // The first match is the candidate the text names, when it names one. Two answers can be one program by two
+    // candidates (a factor and its negation): the text names them in answer order, so each answer takes the first
+    // named match that an earlier answer has not taken.
     std::vector<std::string> singles;
-    for (const auto& g : grades)  // the first match is the candidate the text names, when it names one
-      singles.push_back(dataset::expected_reasoning(ctx.before(), g.matches->front().second, g.matches->front().first));
+    std::set<std::string> taken;
+    for (const auto& g : grades) {
+      const auto* m = &g.matches->front();
+      for (const auto& cand : *g.matches)
+        if (!taken.count(cand.first.id())) {
+          m = &cand;
+          break;
+        }
+      taken.insert(m->first.id());
+      singles.push_back(dataset::expected_reasoning(ctx.before(), m->second, m->first));
+    }
     auto v = dataset::compare_reasoning(a.think, singles.size() == 1 ? singles[0] : dataset::render_multi_reasoning(singles));
     if (v.ok) return {true, ""};
     return {false, v.clause + ": " + v.detail};

@@ -336,6 +336,9 @@ struct TaskBuilder {
   PartitionTask build(const Group& g, std::size_t gi) const {
     PartitionTask out;
     ir::Task& t = out.task;
+    std::map<std::string, ir::ValueRange> declared;
+    for (const auto& k : imp.task.known)
+      if (k.role == ir::Role::Input && k.range != ir::ValueRange::Any) declared[k.name] = k.range;
     std::set<std::string> writes;
     for (std::size_t i : g.nodes) writes.insert(nodes[i].writes.begin(), nodes[i].writes.end());
     for (std::size_t i : g.nodes)
@@ -359,6 +362,7 @@ struct TaskBuilder {
       const ir::BufferInfo* bi = whole.find(b);
       if (!bi) throw std::logic_error("partition: buffer " + b + " missing from the whole-model analysis");
       ir::KnownBuffer k{b, ir::Role::Input, bi->dtype, bi->shape};
+      if (auto d = declared.find(b); d != declared.end()) k.range = d->second;  // an input's declared range
       if (!writes.count(b)) {
         k.role = bi->known && (bi->role == ir::Role::Param || bi->role == ir::Role::Constant) ? bi->role
                                                                                                 : ir::Role::Input;
@@ -382,7 +386,8 @@ struct TaskBuilder {
     };
     for (auto& k : t.known) {
       std::string n = fresh();
-      if (k.role == ir::Role::Param || k.role == ir::Role::Constant) out.params[n] = imp.params.at(k.name);
+      if (k.role == ir::Role::Param || k.role == ir::Role::Constant)
+        if (auto v = imp.params.find(k.name); v != imp.params.end()) out.params[n] = v->second;
       rename[k.name] = n;
       k.name = n;
     }

@@ -25,7 +25,8 @@
 //    is merged into that group (a transpose or embedding gather feeding one projection); otherwise it stays a
 //    task of family "elementwise".
 //  * Known buffers of a task: values read but not written in the group are `input`s, or `param`/`constant` when
-//    they are the model's weights (their values go to PartitionTask::params); values written in the group and read
+//    they are the model's weights (their values go to PartitionTask::params when the import has them; a graph
+//    input keeps its declared range); values written in the group and read
 //    by another group, graph outputs, and values nobody reads are `output`s; the rest are intermediates. Buffers
 //    are renamed A, C, D, ... (LEIR.md §5.1) in known order, then intermediates in order of first occurrence.
 //  * Dedup: tasks with equal alpha-canonical program and known signature (ir/canon.hpp) are one task; its

@@ -21,6 +21,9 @@ namespace steptp::lower {
 namespace {
 
 constexpr std::int64_t kMaxAutoBytes = 64 * 1024;
+// The statement instances one unrolled copy of a U loop may hold (LEIR.md §10.2; TVM's auto_unroll_max_step is of
+// this order): beyond it the compiler spends minutes on code that no longer fits the instruction cache.
+constexpr std::int64_t kUnrollBudget = 512;
 
 class CLowering {
  public:
@@ -131,6 +134,24 @@ class CLowering {
     int first_b;
   };
 
+  /// Statement instances of one iteration of loop k of nest n (k = npos: of the whole nest), capped at
+  /// kUnrollBudget: the loops inside it times its body's statements and inner nests.
+  static std::int64_t body_instances(const ir::Nest& n, std::size_t k) {
+    std::int64_t per = 0;
+    for (const auto& it : n.body)
+      per = std::min(kUnrollBudget, per + (it.is_stmt() ? 1 : body_instances(it.nest(), std::string::npos)));
+    for (std::size_t j = k == std::string::npos ? 0 : k + 1; j < n.loops.size(); ++j)
+      per = std::min(kUnrollBudget, per * n.loops[j].extent);
+    return per;
+  }
+
+  /// The factor of a U loop's unroll pragma: its extent, capped so that one unrolled copy of the loop holds at most
+  /// kUnrollBudget statement instances (LEIR.md §10.2); 1 (no pragma) when one iteration alone reaches it.
+  static std::int64_t unroll_factor(const ir::Nest& n, std::size_t k) {
+    const std::int64_t per = std::max<std::int64_t>(1, body_instances(n, k));
+    return std::min<std::int64_t>(n.loops[k].extent, kUnrollBudget / per);
+  }
+
   /// Loops k.. of the nest and its body. The first non-reducing parallel loop gets `omp parallel for`; when loops
   /// enclose it, it is emitted twice, behind `if (leir_parallel)`, with the pragma and without (one thread: no
   /// fork per outer iteration). The serial copy is the same code, so both compute the same values.
@@ -161,7 +182,7 @@ class CLowering {
       os_ << pad(ind) << "#pragma omp simd\n";
       inpar = insimd = true;
     } else if (h.kind == ir::LoopKind::U) {
-      os_ << pad(ind) << "LEIR_UNROLL(" << std::min<std::int64_t>(h.extent, 65534) << ")\n";
+      if (const std::int64_t f = unroll_factor(c.n, k); f > 1) os_ << pad(ind) << "LEIR_UNROLL(" << f << ")\n";
     }
     loop(c, k, ind, inpar, insimd);
   }

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <memory>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -79,6 +80,15 @@ std::pair<int, std::string> run_captured(const std::string& cmd, std::size_t lim
     if (out.size() < limit) out.append(buf, n);
   return {pclose(f), out};
 }
+/// The mutex of one cache entry (entries are never erased: one per distinct program compiled by the process).
+std::mutex& key_mutex(const std::string& entry) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<std::mutex>> locks;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& m = locks[entry];
+  if (!m) m = std::make_unique<std::mutex>();
+  return *m;
+}
 }  // namespace
 
 int compile_timeout_seconds() {
@@ -97,6 +107,13 @@ Compiled compile_cached(const std::string& code, const std::string& compiler, co
   const std::string key = content_hash({code, compiler, flags, out_ext});
   Compiled c;
   c.so_path = d + "/" + key + out_ext;
+  if (access(c.so_path.c_str(), R_OK) == 0) {
+    c.cache_hit = true;
+    return c;
+  }
+  // One compile of a program per process at a time: threads share the source and temporary paths (named by the
+  // process), so a second thread waits for the first and then finds the result in the cache.
+  const std::unique_lock<std::mutex> one(key_mutex(d + "/" + key));
   if (access(c.so_path.c_str(), R_OK) == 0) {
     c.cache_hit = true;
     return c;

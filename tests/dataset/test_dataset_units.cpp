@@ -59,7 +59,7 @@ TEST(DatasetUnits, OnnxModelsArePartitionedIntoTaskUnits) {
   EXPECT_EQ(units[0].name(), "12_Gemm_Multiply_LeakyReLU__0#0");
   EXPECT_EQ(units[0].wl.suite, "level2");
   EXPECT_EQ(units[0].wl.family, "matmul");
-  EXPECT_EQ(units[0].wl.kind, SourceKind::OnnxTask);
+  EXPECT_EQ(units[0].wl.kind, SourceKind::SubgraphTask);
   EXPECT_EQ(units[0].wl.weight, 1);
   ASSERT_TRUE(units[0].wl.params);
   EXPECT_EQ(units[0].wl.params->size(), 2u);  // Gemm weight and bias

@@ -53,6 +53,19 @@ TEST(LowerC, EmittedStructure) {
             std::string::npos);
   EXPECT_NE(lk.find("LEIR_UNROLL(8)"), std::string::npos);
   EXPECT_NE(lk.find("  for (int64_t v_a = 0; v_a < 4; ++v_a) {\n    LEIR_UNROLL(8)"), std::string::npos);
+  // the unroll factor is capped at 512 statement instances per unrolled copy (LEIR.md §10.2): U256 over an L256
+  // loop unrolls by 2; a U8 around it (one iteration already 65536 instances) gets no pragma; U4 of one statement 4
+  const ir::Task big = ir::parse_task(
+      R"({"workload": "w", "suite": "custom", "known": [{"name": "A", "role": "input", "dtype": "f32", "shape": [2, 8, 256, 256]},)"
+      R"( {"name": "C", "role": "output", "dtype": "f32", "shape": [2, 8, 256]}],)"
+      R"( "leir": "B^{2}_{tx=0}U^{8}_{d=0}U^{256}_{a=0}L^{256}_{c=0})"
+      R"([C^{f32,g}_{tx,d,c}=C^{f32,g}_{tx,d,c}+A^{f32,g}_{tx,d,a,c};];"})");
+  const std::string ub = lower::lower_c(big);
+  const auto at = ub.find("LEIR_UNROLL(2)\n");
+  ASSERT_NE(at, std::string::npos) << ub;
+  EXPECT_EQ(ub.substr(ub.find_first_not_of(' ', at + 15), 16), "for (int64_t v_a") << ub;
+  EXPECT_EQ(ub.find("LEIR_UNROLL(8)"), std::string::npos);
+  EXPECT_EQ(ub.find("LEIR_UNROLL(256)"), std::string::npos);
   // reducing B (cross-entropy's J over tx) is not parallel
   const std::string ce = lower::lower_c(testing::task_named(ts, "cross_entropy"));
   EXPECT_NE(ce.find("}\n  for (int64_t v_tx = 0; v_tx < 16; ++v_tx) {\n    if (v_tx == 0) J[0] = "), std::string::npos);

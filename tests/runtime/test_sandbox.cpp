@@ -168,6 +168,44 @@ TEST(RuntimeCompile, AHangingCompilerIsStoppedAtTheTimeLimit) {
   std::filesystem::remove_all(dir);
 }
 
+// Threads of one process compiling the same program at once (eval grading several answers with equal programs):
+// one compiles, the others wait and find it in the cache; none fails on the shared source or temporary path. The
+// compiler here is a script that takes a second to copy its source to its output.
+TEST(RuntimeCompile, ThreadsCompilingTheSameProgramShareOneCompile) {
+  const std::string dir = testing::test_cache_dir() + "/samecc-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string cc = dir + "/copycc.sh";
+  {
+    std::ofstream f(cc);
+    f << "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then out=$2; shift; fi; src=$1; shift; done\n"
+         "sleep 1\ncp \"$src\" \"$out\"\n";
+  }
+  std::filesystem::permissions(cc, std::filesystem::perms::owner_all);
+  std::vector<runtime::Compiled> got(4);
+  std::vector<std::string> errors(got.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        got[i] = runtime::compile_cached("int same;", cc, "-O2", ".cpp", ".so", dir);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  int compiled = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(errors[i], "") << i;
+    EXPECT_EQ(got[i].so_path, got[0].so_path);
+    compiled += !got[i].cache_hit;
+  }
+  EXPECT_EQ(compiled, 1);
+  std::ifstream so(got[0].so_path);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(so), {}), "int same;");
+  std::filesystem::remove_all(dir);
+}
+
 // The standard headers of the C lowering are precompiled once per (compiler, flags) and GCC really uses the .gch
 // (`-H` marks a used precompiled header with '!'); a kernel compiled with it gives the same results.
 TEST(RuntimeCompile, PreludeIsPrecompiledOnceAndUsed) {

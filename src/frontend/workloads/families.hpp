@@ -27,6 +27,12 @@ inline std::vector<ParamSpec> batch_dim_params() {
   return {{"batch", 16, 1, 256, 4}, {"dim", 16384, 1, 65536, 64}};
 }
 
+/// (batch, dim) parameters with the given defaults, batch in [1, 4096] (multiple of 8) and dim in [1, 8192]
+/// (multiple of 16): the losses and the model-form workloads.
+inline std::vector<ParamSpec> bd(std::int64_t b, std::int64_t d) {
+  return {{"batch", b, 1, 4096, 8}, {"dim", d, 1, 8192, 16}};
+}
+
 /// Convenience: p.at(name).
 inline std::int64_t P(const Params& p, const char* n) { return p.at(n); }
 

@@ -3,10 +3,6 @@
 
 namespace steptp::frontend::wl {
 
-namespace {
-std::vector<ParamSpec> bd(std::int64_t b, std::int64_t d) { return {{"batch", b, 1, 4096, 8}, {"dim", d, 1, 8192, 16}}; }
-}  // namespace
-
 void add_loss(std::vector<Workload>& v) {
   v.push_back(make("Hingeloss", "level1", "loss", {{"batch", 128, 1, 8192, 16}}, dt_float(),
                    [](Graph& g, const Params& p) {

@@ -13,8 +13,6 @@ namespace steptp::frontend::wl {
 
 namespace {
 
-std::vector<ParamSpec> bd(std::int64_t b, std::int64_t d) { return {{"batch", b, 1, 4096, 8}, {"dim", d, 1, 8192, 16}}; }
-
 /// torch.log(torch.softmax(x, dim=1)): the max and sum-exp nests of softmax, then log of the quotient.
 void log_of_softmax(Graph& g, const Params& p) {
   T x = g.input({P(p, "batch"), P(p, "dim")});

@@ -33,6 +33,12 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt& ts, co
     }
   }
   if (sums != 1) return {};
+  // GiNaC keeps a product's sign on whichever factor its term order (symbol serial numbers, so thread timing) puts
+  // first: state the factor without a leading minus, the sum carrying the sign, so the facts are reproducible.
+  if (b.print(rest).rfind('-', 0) == 0) {
+    rest = -rest;
+    sum = -sum;
+  }
   const ex e = x.expand();
   Rewrite r;
   r.after = b.to_ast(e);
