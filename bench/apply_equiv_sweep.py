@@ -3,7 +3,8 @@
 `steptp equiv`'s checker (`apply --verify` uses the same options) and counts the verdicts per strategy (OUT/rows.jsonl grows as workloads finish; issue #47
 "one verdict"; bench/RESULTS.md, "Apply candidates under steptp equiv").
 
-  python3 bench/apply_equiv_sweep.py [--steptp build/steptp] [-j 2] [--only NAME,...] [--out /tmp/steptp-sweep]
+  python3 bench/apply_equiv_sweep.py [--steptp build/steptp] [-j 2] [--only NAME,...] [--classes R,D,...]
+                                     [--out /tmp/steptp-sweep]
 
 For each workload: `workloads emit NAME --small --dtype f32`, then for each of the 43 strategies
 `apply --strategy S TASK --verify -o OUT` (every candidate, the default domain policy). A candidate is accepted
@@ -26,9 +27,11 @@ def workload_names(steptp):
     return [r.split()[0] for r in rows if r.strip()]
 
 
-def strategy_names(steptp):
+def strategy_names(steptp, classes=None):
+    """Registered strategies (those whose class, as `strategies list` prints it, is in `classes`, when given)."""
     out = subprocess.run([steptp, "strategies", "list"], check=True, capture_output=True, text=True).stdout
-    return [line.split("\t")[1] for line in out.splitlines() if line.strip()]
+    rows = [line.split("\t") for line in out.splitlines() if line.strip()]
+    return [r[1] for r in rows if classes is None or r[3] in classes]
 
 
 def sweep_workload(steptp, name, strategies, outdir):
@@ -62,11 +65,14 @@ def main():
     ap.add_argument("--steptp", default="build/steptp")
     ap.add_argument("-j", type=int, default=os.cpu_count())
     ap.add_argument("--only", default="", help="comma-separated workload names (default: the whole catalogue)")
+    ap.add_argument("--classes", default="",
+                    help="comma-separated strategy classes as `strategies list` prints them (E, R, D, P, E/R, ...; "
+                         "default: every strategy)")
     ap.add_argument("--out", default="/tmp/steptp-sweep")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     names = a.only.split(",") if a.only else workload_names(a.steptp)
-    strategies = strategy_names(a.steptp)
+    strategies = strategy_names(a.steptp, set(a.classes.split(",")) if a.classes else None)
     t0 = time.monotonic()
     rows = []
     with cf.ThreadPoolExecutor(max_workers=a.j) as ex:

@@ -107,14 +107,15 @@ int run_mpi(const dataset::GenConfig& gen, const dataset::FilterConfig& filter, 
 int print_plan(const dataset::GenConfig& gen, const dataset::FilterConfig& filter) {
   std::vector<dataset::Reject> rejects;
   const auto units = dataset::plan_all_units(gen, filter, rejects);
-  core::ojson fam = core::ojson::object();
+  core::ojson fam = core::ojson::object(), names = core::ojson::array();
   std::set<std::string> workloads;
   for (const auto& u : units) {
     workloads.insert(u.wl.name);
     fam[u.wl.family] = fam.value(u.wl.family, 0) + 1;
+    names.push_back(u.name());
   }
-  core::ojson j{{"units", units.size()}, {"workloads", workloads.size()}, {"units_per_family", fam},
-                {"plan_rejects", rejects.size()}, {"gen_hash", gen.hash()}};
+  core::ojson j{{"units", units.size()},           {"workloads", workloads.size()}, {"units_per_family", fam},
+                {"plan_rejects", rejects.size()}, {"gen_hash", gen.hash()},        {"unit_names", names}};
   std::cout << core::dump_pretty(j) << "\n";
   return 0;
 }
@@ -235,7 +236,8 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
                 "the default with --config)")
       ->check(CLI::IsMember({"strategies", "candidates"}));
   c->add_option("--cover-units", a->cover_units,
-                "default workload set: add workloads until this many units offer a site of each strategy (default 2)")
+                "default workload set: add workloads (then shape instances of those with a site) until this many "
+                "distinct sites of each strategy give samples within the length limits (default 3)")
       ->check(CLI::Range(1, 1000));
   c->add_flag("--plan-only", a->plan_only,
               "print the units the configuration plans (S1-S2: count, workloads, units per family) as JSON and exit");

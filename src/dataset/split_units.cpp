@@ -13,7 +13,10 @@
 #include "ir/canon.hpp"
 #include "ir/printer.hpp"
 #include "strategies/analysis/softmax.hpp"
+#include "step/checker.hpp"
+#include "step/facts.hpp"
 #include "step/prompt.hpp"
+#include "step/reasoning.hpp"
 
 namespace steptp::dataset {
 
@@ -108,7 +111,35 @@ std::vector<Unit> split_long_units(std::vector<Unit> units, const FilterConfig& 
 }
 
 std::vector<Unit> plan_all_units(const GenConfig& gen, const FilterConfig& limits, std::vector<Reject>& rejects) {
-  return split_long_units(plan_units(gen, rejects), limits, *make_token_counter(gen.tokenizer));
+  const auto tokens = make_token_counter(gen.tokenizer);
+  const std::int64_t system_tokens = tokens->count(render_system());
+  auto prompt_tokens = [&](const ir::Task& t, const std::string& leir) {
+    return system_tokens + tokens->count(render_user(t.workload, leir, t.known, 1));
+  };
+  RootPlan plan;
+  plan.tasks = [&](const ir::Task& root) -> std::vector<ir::Task> {  // as pieces_of decides
+    const std::string leir = ir::print_program(root.program);
+    if (!root_too_long(prompt_tokens(root, leir), tokens->count(leir), limits)) return {root};
+    std::vector<ir::Task> out;
+    try {
+      auto part = partition_root(root, root.workload);
+      if (part.tasks.size() >= 2)
+        for (auto& pt : part.tasks) out.push_back(std::move(pt.task));
+    } catch (const std::exception&) {
+    }
+    return out;
+  };
+  // The sample as S8-S9 render it (facts, reasoning, the answer), counted as S10 counts it.
+  plan.fits = [&](const ir::Task& t, const strategy::StrategyInfo& s, const strategy::Candidate& c,
+                  const strategy::Applied& a) {
+    const std::string leir = ir::print_program(t.program), after = ir::print_program(a.task.program);
+    const ojson facts = compute_facts(t, a.task, a.facts, c.id(), strategy::exactness_letter(a.cls),
+                                      candidate_values(c));
+    const std::string name(s.name);
+    const std::string answer = render_assistant(render_reasoning(facts, name), {{name, after}});
+    return !limits.too_long(prompt_tokens(t, leir), tokens->count(answer));
+  };
+  return split_long_units(plan_units(gen, rejects, plan), limits, *tokens);
 }
 
 }  // namespace steptp::dataset

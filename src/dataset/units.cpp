@@ -17,6 +17,9 @@
 #if __has_include("frontend/workloads.hpp")
 #include "frontend/workloads.hpp"
 #include "strategies/registry.hpp"
+#include "strategies/strategy_lock.hpp"
+#include "ir/canon.hpp"
+#include "ir/printer.hpp"
 #define STEPTP_HAVE_WORKLOADS 1
 #endif
 #if __has_include("frontend/onnx_import.hpp")
@@ -215,10 +218,10 @@ namespace {
 }  // namespace
 #endif
 
-std::vector<Unit> plan_units(const GenConfig& cfg, std::vector<Reject>& rejects) {
+std::vector<Unit> plan_units(const GenConfig& cfg, std::vector<Reject>& rejects, const RootPlan& plan) {
   std::vector<Unit> units;
 #ifdef STEPTP_HAVE_WORKLOADS
-  if (cfg.builtin) add_builtin_units(cfg, units, rejects);
+  if (cfg.builtin) add_builtin_units(cfg, units, rejects, plan);
 #else
   if (cfg.builtin && !cfg.workloads.empty())
     for (const auto& w : cfg.workloads) rejects.push_back({w, "", "S1", "unknown_workload", "no built-in catalogue"});
@@ -234,6 +237,7 @@ std::vector<Unit> plan_units(const GenConfig& cfg, std::vector<Reject>& rejects)
               units.end());
   if (cfg.max_units > 0 && units.size() > std::size_t(cfg.max_units)) units.resize(cfg.max_units);
   (void)glob_match;
+  (void)plan;
   return units;
 }
 

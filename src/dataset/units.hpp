@@ -1,6 +1,7 @@
 // Workloads (S1), shape instances (S2), units and sharding (DATASET.md §2.1, §2.2, §10).
 // A unit is (workload, instance index), written "Workload#i"; it is the unit of work, resumption and sharding.
 #pragma once
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "base/json_text.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/task.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::dataset {
 
@@ -60,10 +62,22 @@ struct Reject {
   static Reject from_json(const ojson& j);
 };
 
+/// How a run will generate a planned root task, for GenConfig::cover_strategies (DATASET.md §2.4): `tasks` gives
+/// the tasks whose states become prompts (the root itself, or its split pieces when it is too long, §2.2; none when
+/// it is too long and does not split), `fits` whether the sample of candidate `c` of strategy `s` at `task` (its
+/// prompt, its facts' reasoning and the after program as the answer) fits the length limits (§7.3). Empty members:
+/// the root itself, every sample fits.
+struct RootPlan {
+  std::function<std::vector<ir::Task>(const ir::Task& root)> tasks;
+  std::function<bool(const ir::Task& task, const strategy::StrategyInfo& s, const strategy::Candidate& c,
+                     const strategy::Applied& a)>
+      fits;
+};
+
 /// S1 + S2: the selected workloads and their instances, sorted by (workload, index). Unselectable names are
 /// reported as `unknown_workload`, skipped instances as `instance_over_budget` / `instance_duplicate`.
 /// Throws std::invalid_argument for unreadable source files.
-std::vector<Unit> plan_units(const GenConfig& cfg, std::vector<Reject>& rejects);
+std::vector<Unit> plan_units(const GenConfig& cfg, std::vector<Reject>& rejects, const RootPlan& plan = {});
 
 /// S3 emitter: the root task of a unit (not yet validated). Throws on emitter failure.
 ir::Task emit_root_task(const Unit& u);

@@ -67,7 +67,8 @@ struct Result {
 /// (rounding_level: a class-R rewrite rounds at other points, STRATEGIES.md §6), or, where a typed value is
 /// infinite or NaN and its own program's f64 value is finite (an overflow of the declared types), on the two f64
 /// values. On a draw with a float input above 2^9 in magnitude, an element infinite or NaN in one program only is
-/// not judged (§6 range rule; counted in the message). A typed run's degenerate output (§11 step 5) counts only
+/// not judged (§6 range rule; counted in the message), nor is a degenerate float output made only of infinities
+/// and NaNs there. A typed run's degenerate output (§11 step 5) counts only
 /// when the f64 runs show it too, and an original output within 2^-10 of the tolerance of zero counts as zero.
 /// Integer and bool elements are compared exactly, but one that differs only in a typed run while both programs'
 /// f64 runs agree on it (a comparison flipped by the declared types' rounding: an f32 store that underflows to 0)

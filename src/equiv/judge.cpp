@@ -53,6 +53,12 @@ TensorMap clamp_float_inputs(TensorMap in, double bound) {
   return in;
 }
 
+bool all_non_finite(const Tensor& t) {
+  for (double v : t.data)
+    if (std::isfinite(v)) return false;
+  return true;
+}
+
 struct Props {
   bool zeros = true, nans = true, constant = true;
 };
@@ -225,14 +231,19 @@ struct DrawJudge {
     // In a typed run, rounding alone can make an output constant, zero or NaN (values that differ by less than
     // an f16 ulp, an underflow, an overflow into inf - inf): a typed degeneracy counts when the two programs'
     // f64 runs on the draw show it too (a candidate that cannot run in f64 keeps it).
+    const Tensor* judged = &ta;  // the candidate output `what` describes
     if (what && c.ro.typed) {
       if (!f64_runs()) return false;
-      if (!exact_a_failed) what = degenerate_kind(exact_a.at(k.name), exact.at(k.name));
+      if (!exact_a_failed) {
+        judged = &exact_a.at(k.name);
+        what = degenerate_kind(*judged, exact.at(k.name));
+      }
     }
-    // All NaN on a draw near exp's f64 overflow point is the range rule's case for a whole output (an exp that
-    // underflowed to 0 and then divided, D/D*D against D): not judged either. An integer or bool output made
-    // constant or zero there is judged on the clamped draw, as its elements are.
-    if (what && beyond_exp_overflow() && (std::string_view(what) == "all NaN" || !ir::is_float(k.dtype))) {
+    // A float output made only of infinities and NaNs on a draw near exp's f64 overflow point is the range rule's
+    // case for a whole output (an exp that underflowed to 0 and then divided, D/D*D against D; exp(A)*exp(C) with
+    // every C past 709): not judged either. An integer or bool output made constant or zero there is judged on the
+    // clamped draw, as its elements are.
+    if (what && beyond_exp_overflow() && (!ir::is_float(k.dtype) || all_non_finite(*judged))) {
       clamp = clamp || !ir::is_float(k.dtype);
       what = nullptr;
     }

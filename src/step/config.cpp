@@ -62,7 +62,7 @@ GenConfig GenConfig::small_default() {
   GenConfig c;
   c.per_family = 5;
   c.cover_strategies = true;
-  c.cover_units = 2;
+  c.cover_units = 3;
   c.instances_per_workload = 1;
   c.max_candidates_per_strategy = 1;
   c.root_candidates = 4;

@@ -8,6 +8,7 @@
 #include "frontend/workloads.hpp"
 #include "strategies/registry.hpp"
 
+#include <map>
 #include <set>
 
 using namespace steptp;
@@ -122,4 +123,25 @@ TEST(DatasetUnits, CoverStrategiesAddsUnitsForEveryStrategyWithoutASite) {
     ++nowhere;
   }
   EXPECT_LE(nowhere, 8);
+}
+
+// Quota-aware cover (DATASET.md §2.4, cover_units 3): a strategy that a single catalogue workload hosts is taught on
+// further shape instances of it, each root with a site.
+TEST(DatasetUnits, CoverAddsShapeInstancesOfASingleHost) {
+  GenConfig c = GenConfig::small_default();
+  ASSERT_EQ(c.cover_units, 3);
+  std::vector<Reject> rejects;
+  const auto units = plan_units(c, rejects);
+  const std::vector<std::pair<std::string, std::string>> single_hosts{
+      {"Beta_variance_mean_precision", "cancellation"}, {"KLDiv_categorical", "logsimp"}};
+  for (const auto& [workload, strategy] : single_hosts) {
+    std::set<int> indices;
+    for (const auto& u : units)
+      if (u.wl.name == workload) {
+        indices.insert(u.index);
+        EXPECT_FALSE(strategy::find_or_throw(strategy).enumerate(emit_root_task(u)).empty()) << u.name();
+      }
+    EXPECT_GE(indices.size(), 3u) << workload;
+    EXPECT_TRUE(indices.count(0)) << workload;
+  }
 }

@@ -361,12 +361,9 @@ TEST(AlgebraicExpandLog, PowersQuotientsAndCoefficients) {
   EXPECT_EQ(a.facts["factors"][0]["multiplicity"], 2);
   EXPECT_EQ(a.facts["factors"][1]["multiplicity"], -1);
   EXPECT_TRUE(equivalent_in_class(t, a));
-  // log(exp(A)*D): exp(A) > 0 is proven by sign analysis; GiNaC evaluates log(exp(A)) to A.
-  auto e = vec_task(stmt("log(exp(A_{tx})*D_{tx})"), VR::Any, VR::Positive);
-  ASSERT_EQ(candidate_ids("expand_log", e), (Ids{"expand_log@0/s0/e1"}));
-  auto ae = apply_id("expand_log@0/s0/e1", e);
-  EXPECT_EQ(leir(ae), body("C_{tx}=A_{tx}+log(D_{tx})"));
-  EXPECT_TRUE(equivalent_in_class(e, ae));
+  // log(exp(A)*D): refused (STRATEGIES.md entry 31): GiNaC evaluates log(exp(A)) to A, exact where exp(A)*D
+  // underflows, and the check compares with the original's value.
+  EXPECT_TRUE(candidate_ids("expand_log", vec_task(stmt("log(exp(A_{tx})*D_{tx})"), VR::Any, VR::Positive)).empty());
   check_all_candidates("expand_log", vec_task(stmt("log(2*A_{tx})"), VR::Positive));
 }
 

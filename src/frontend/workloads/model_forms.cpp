@@ -2,7 +2,8 @@
 // softmax, log-cosh, the KL divergences and the beta variance of torch.distributions, a CRF forward step (torchcrf),
 // torch.lerp, the GRU cell's state update (nn.GRUCell) and a rational activation (Boullé et al. 2020). They are the
 // catalogue's sites of the algebraic strategies that no other workload offers (issue #47 item 3): expand_log,
-// logsimp, expand_powsimp, collect, cancellation and apart (STRATEGIES.md §11 entries 25-33). Inputs that the real
+// logsimp, expand_powsimp, collect, cancellation and apart (STRATEGIES.md §11 entries 25-33; the log of softmax's
+// expand_log site is refused, entry 31). Inputs that the real
 // operator only takes positive (probabilities, standard deviations, a precision) are declared so
 // (ir::KnownBuffer::range), which sign analysis (STRATEGIES.md §9.4) needs to prove the domain conditions of the
 // log, power and cancelling rewrites; no other input is. Registered after every other family file, so the built-in

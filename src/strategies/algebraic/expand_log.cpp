@@ -1,8 +1,8 @@
 // expand_log (STRATEGIES.md §11 entry 31): split the logarithm of a product or power into a sum of logarithms,
 // `log(∏ f_i^k_i)` -> `Σ k_i*log(f_i)`. Hand-written (§9.3): GiNaC's expand_transcendental splits logs of possymbol
-// products only. The site is a log node whose argument is, in GiNaC, a product or an integer power; a factor with
-// a non-integer exponent (sqrt(x)) stays whole; a positive numeric coefficient c becomes log(c), a negative one
-// rejects the site. Each new log(f_i) needs f_i>0 (rule 5, B14): proven by sign analysis or, under the Guard
+// products only. The site is a log node whose argument is, in GiNaC, a product or an integer power, with no factor
+// exp(w) (STRATEGIES.md entry 31 "Refused sites"); a factor with a non-integer exponent (sqrt(x)) stays whole; a
+// positive numeric coefficient c becomes log(c), a negative one rejects the site. Each new log(f_i) needs f_i>0 (rule 5, B14): proven by sign analysis or, under the Guard
 // policy, guarded. Class D. The driver also adds the §9.4 condition of the original log argument, which the
 // factor conditions imply (pruned).
 #include "ir/printer.hpp"
@@ -44,6 +44,11 @@ std::vector<std::pair<Params, Rewrite>> rule(Bridge& b, const TargetStmt&, const
     return {};
   }
   if (!c.is_positive() || !c.is_rational() || fs.empty()) return {};
+  // A factor exp(w) is refused: log(exp(w)) becomes w, exact where the original's product underflows (below
+  // exp(-708) on the check's skewed draws), and the check takes the original's value as the reference.
+  for (const auto& f : fs)
+    if (GiNaC::is_exactly_a<GiNaC::function>(f.f) && GiNaC::ex_to<GiNaC::function>(f.f).get_name() == "exp")
+      return {};
   // The order of the new terms and of the conditions: first occurrence of each factor.
   std::stable_sort(fs.begin(), fs.end(), [&](const LogFactor& x, const LogFactor& y) {
     return std::make_pair(b.key_of(x.f), b.print(x.f)) < std::make_pair(b.key_of(y.f), b.print(y.f));

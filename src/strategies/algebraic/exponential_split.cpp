@@ -10,7 +10,7 @@
 // `A-D-C` it is `D+C`, so the divide form gives `exp(D+C-N)`, never `exp(D-C-N)`.
 // Pivots: those of pivots.hpp with identity 0 (the previous element `if_then_else(k-1<0,0,X_{...,k-1})`, then the
 // earlier-nest accesses). Parameters (pivot, form): both forms for every pivot, multiply first.
-// Only pivots whose two factors provably stay finite and non-zero are offered (pivots.hpp "magnitudes").
+// Only pivots whose two factors provably stay finite and normal are offered (exp_pivots).
 // Class R: exact in real arithmetic, and the rounding points change. Range note (§6): the two factors are computed
 // separately, so one may overflow or underflow where exp(X-R) does not; overflow is not a domain condition.
 #include "ir/printer.hpp"
@@ -22,7 +22,16 @@
 namespace steptp::strategy::algebraic {
 namespace {
 
-constexpr double kMaxExpArg = 700;  // |argument| bound of both factors (f64 exp is finite and non-zero there)
+/// |argument| bound of both factors in the exp node's type: exp is finite and normal on [-87, 88] in f32 and bf16,
+/// [-9.7, 11] in f16 and [-708, 709] in f64 (pivots.hpp "magnitudes"). A factor that leaves it overflows to inf,
+/// flushes to 0 (inf*0 = NaN) or keeps only a few bits as a subnormal.
+double max_exp_arg(ir::DType t) {
+  switch (t) {
+    case ir::DType::F64: return 700;
+    case ir::DType::F16: return 9;
+    default: return 87;
+  }
+}
 
 struct Term {
   bool neg = false;
@@ -86,14 +95,25 @@ std::vector<ExpSite> stmt_exp_sites(const ir::Stmt& typed) {
   return out;
 }
 
-/// The pivots of the site whose two factors stay finite and non-zero (pivots.hpp "magnitudes").
+/// Is the pivot the rest R itself (then exp(N-R) is exp(0) and exp(X-N) the original factor)?
+bool pivot_is_rest(const Pivot& p, const ExpSite& es) { return ir::print_expr(p.expr) == ir::print_expr(es.rest); }
+
+/// The pivots of the site whose two factors stay finite and normal (STRATEGIES.md entry 37 "Refused pivots"): the
+/// rest R itself; otherwise an earlier-nest access whose magnitude bounds keep both exponents within the type's
+/// bound (pivots.hpp "magnitudes"). The previous element is refused: X and X_{k-1} are independent inputs, so
+/// under the check's skewed and guided draws (magnitudes past 2^9) X-N leaves exp's range in every type.
 std::vector<Pivot> exp_pivots(const ir::Task& t, const ir::Task& typed, const analysis::StmtCtx& sc,
                               const ExpSite& es) {
   std::vector<Pivot> out;
-  const double x = magnitude(t, *es.x).hi, r = magnitude(t, es.rest).hi;
+  const double x = magnitude(t, *es.x).hi, r = magnitude(t, es.rest).hi, bound = max_exp_arg(es.exp->ty);
   for (auto& p : pivots(typed, sc, *es.x, 0)) {
+    if (pivot_is_rest(p, es)) {
+      out.push_back(std::move(p));
+      continue;
+    }
+    if (p.kind == PivotKind::Previous) continue;
     const double n = magnitude(t, p.expr).hi;
-    if (x + n <= kMaxExpArg && n + r <= kMaxExpArg) out.push_back(std::move(p));
+    if (x + n <= bound && n + r <= bound) out.push_back(std::move(p));
   }
   return out;
 }
@@ -150,10 +170,14 @@ Applied apply_exponential_split(const ir::Task& t, const Candidate& c) {
                               ir::print_expr(*es->exp) + " does not (§6: not a domain condition)");
       f.legality("exp node evaluated unconditionally, output not in its argument", "structural", true,
                  ir::print_expr(*es->exp));
-      f.legality("factors finite and non-zero", "structural", true,
-                 "magnitude bounds |X|<=" + std::to_string(magnitude(t, *es->x).hi) + ", |N|<=" +
-                     std::to_string(magnitude(t, n).hi) + ", |R|<=" + std::to_string(magnitude(t, es->rest).hi) +
-                     ": both exponents within 700");
+      f.legality("factors finite and normal", "structural", true,
+                 pivot_is_rest(p, *es)
+                     ? "the pivot is the rest R: exp(N-R) = exp(0) = 1 and exp(X-N) is the original factor"
+                     : "magnitude bounds |X|<=" + std::to_string(magnitude(t, *es->x).hi) + ", |N|<=" +
+                           std::to_string(magnitude(t, n).hi) + ", |R|<=" +
+                           std::to_string(magnitude(t, es->rest).hi) + ": both exponents within " +
+                           std::to_string(int(max_exp_arg(es->exp->ty))) + " (" +
+                           std::string(ir::dtype_name(es->exp->ty)) + ")");
       return finish(t, std::move(after), std::move(f), Exactness::Reassoc);
     }
   }

@@ -86,7 +86,9 @@ std::vector<Pivot> pivots(const ir::Task& typed, const analysis::StmtCtx& sc, co
 // on draws of magnitude at most 2^6, or a program literal under distribution K). So the strategies offer a pivot
 // only when static magnitude bounds rule these failures out, assuming every known input element has magnitude at
 // most β = max(2^6, largest literal of the program)·(1+2^-5) and, when non-zero, at least 1e-20:
-//   entry 37: hi(X)+hi(N) <= 700 and hi(N)+hi(R) <= 700 (f64 exp is finite and non-zero on [-745, 709]);
+//   entry 37: N is R, or an earlier-nest N with hi(X)+hi(N) <= b and hi(N)+hi(R) <= b in the exp node's type (exp
+//   is finite and normal on [-708, 709] in f64: b = 700; [-87, 88] in f32 and bf16: b = 87; f16: b = 9), since
+//   typed runs compute the factors in that type; never the previous element (exponential_split.cpp);
 //   entry 38: hi(Y) <= 1e290, lo(Y) >= 1e-290 and hi(X)/lo(Y) <= 1e290;
 //   entry 39: hi(Y) <= 2^20, 2^9 for an f64 X (the rounding error of (X+Y)-Y stays below 2^-33, 6e-14).
 // This excludes, for example, splitting exp(S-M) of an attention score matrix S (a sum of products).
