@@ -4,6 +4,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -51,6 +52,20 @@ frontend::Partition partition_root(const ir::Task& root, const std::string& work
   return frontend::partition_import(imp, workload);
 }
 
+/// The tasks a root gives under the rule above: nullopt when it fits (it stays whole); otherwise the tasks of its
+/// partition, empty when it does not split. `prompt` and `program` are its token counts.
+std::optional<std::vector<frontend::PartitionTask>> split_root(const ir::Task& root, const std::string& workload,
+                                                               std::int64_t prompt, std::int64_t program,
+                                                               const FilterConfig& limits) {
+  if (!root_too_long(prompt, program, limits)) return std::nullopt;
+  try {
+    frontend::Partition part = partition_root(root, workload);
+    if (part.tasks.size() >= 2) return std::move(part.tasks);
+  } catch (const std::exception&) {
+  }
+  return std::vector<frontend::PartitionTask>{};
+}
+
 /// The pieces of unit `u` (empty when it stays whole).
 std::vector<Unit> pieces_of(const Unit& u, const FilterConfig& limits, const TokenCounter& tokens,
                             std::int64_t system_tokens) {
@@ -62,16 +77,10 @@ std::vector<Unit> pieces_of(const Unit& u, const FilterConfig& limits, const Tok
   }
   const std::string leir = ir::print_program(root.program);
   const std::int64_t prompt = system_tokens + tokens.count(render_user(u.wl.name, leir, root.known, 1));
-  if (!root_too_long(prompt, tokens.count(leir), limits)) return {};
-  frontend::Partition part;
-  try {
-    part = partition_root(root, u.wl.name);
-  } catch (const std::exception&) {
-    return {};
-  }
-  if (part.tasks.size() < 2) return {};
+  auto split = split_root(root, u.wl.name, prompt, tokens.count(leir), limits);
+  if (!split) return {};
   std::vector<Unit> out;
-  for (auto& pt : part.tasks) {
+  for (auto& pt : *split) {
     Unit p = u;
     p.wl.name = pt.task.workload;
     p.wl.kind = SourceKind::SubgraphTask;
@@ -119,14 +128,10 @@ std::vector<Unit> plan_all_units(const GenConfig& gen, const FilterConfig& limit
   RootPlan plan;
   plan.tasks = [&](const ir::Task& root) -> std::vector<ir::Task> {  // as pieces_of decides
     const std::string leir = ir::print_program(root.program);
-    if (!root_too_long(prompt_tokens(root, leir), tokens->count(leir), limits)) return {root};
+    auto split = split_root(root, root.workload, prompt_tokens(root, leir), tokens->count(leir), limits);
+    if (!split) return {root};
     std::vector<ir::Task> out;
-    try {
-      auto part = partition_root(root, root.workload);
-      if (part.tasks.size() >= 2)
-        for (auto& pt : part.tasks) out.push_back(std::move(pt.task));
-    } catch (const std::exception&) {
-    }
+    for (auto& pt : *split) out.push_back(std::move(pt.task));
     return out;
   };
   // The sample as S8-S9 render it (facts, reasoning, the answer), counted as S10 counts it.
