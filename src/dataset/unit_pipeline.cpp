@@ -11,6 +11,7 @@
 #include "step/checker.hpp"
 #include "step/equiv.hpp"
 #include "step/facts.hpp"
+#include "step/measure_gate.hpp"
 #include "base/hash.hpp"
 #include "step/prompt.hpp"
 #include "step/reasoning.hpp"
@@ -324,6 +325,7 @@ class UnitRunner {
   /// appended to `pending`. Returns whether it was, within the length limits.
   bool prepare(const State& st, const State& root, const strategy::StrategyInfo& s, const strategy::Candidate& c,
                const std::vector<std::string>& path, std::vector<Pending>& pending) {
+    MeasureGate::yield_current();  // a waiting measurement runs between two candidates (§2.7)
     const std::string name(s.name);
     res_.counters["S4.candidates"]++;
     res_.counters["cand." + name]++;

@@ -4,14 +4,18 @@
 // This header is self-contained, header-only, plain C++17 (only <cmath>, <cstdint>, <cstring>, <limits>) and has
 // no project dependencies, so the C++/OpenMP lowering can paste or #include it into generated code and the
 // interpreter and the generated programs share one definition of every rule. Define STEPTP_NUM_FN before
-// including it to change the function qualifier (e.g. `__host__ __device__ inline` for CUDA).
+// including it to change the function qualifier (e.g. `__host__ __device__ inline` for CUDA). Define
+// STEPTP_NUM_BUILTINS (GCC and Clang host code) to use the compiler's builtins instead of <cmath>, <cstring> and
+// <limits>, the same functions: the C lowering does, since parsing <cmath> was two thirds of a kernel's compile time.
 #ifndef STEPTP_INTERP_NUMERIC_HPP
 #define STEPTP_INTERP_NUMERIC_HPP
 
-#include <cmath>
 #include <cstdint>
+#ifndef STEPTP_NUM_BUILTINS
+#include <cmath>
 #include <cstring>
 #include <limits>
+#endif
 
 #ifndef STEPTP_NUM_FN
 #define STEPTP_NUM_FN inline
@@ -19,10 +23,31 @@
 
 namespace steptp_num {
 
+// ---------------------------------------------------------------- libm and libc functions used below
+#ifdef STEPTP_NUM_BUILTINS
+STEPTP_NUM_FN void copy_bytes(void* d, const void* s, unsigned n) { __builtin_memcpy(d, s, n); }
+STEPTP_NUM_FN double floor_of(double x) { return __builtin_floor(x); }
+STEPTP_NUM_FN float floor_of(float x) { return __builtin_floorf(x); }
+STEPTP_NUM_FN double abs_of(double x) { return __builtin_fabs(x); }
+STEPTP_NUM_FN double trunc_of(double x) { return __builtin_trunc(x); }
+STEPTP_NUM_FN double ldexp_of(double x, int e) { return __builtin_ldexp(x, e); }
+STEPTP_NUM_FN bool is_inf(double x) { return __builtin_isinf(x); }
+#else
+STEPTP_NUM_FN void copy_bytes(void* d, const void* s, unsigned n) { std::memcpy(d, s, n); }
+STEPTP_NUM_FN double floor_of(double x) { return std::floor(x); }
+STEPTP_NUM_FN float floor_of(float x) { return std::floor(x); }
+STEPTP_NUM_FN double abs_of(double x) { return std::fabs(x); }
+STEPTP_NUM_FN double trunc_of(double x) { return std::trunc(x); }
+STEPTP_NUM_FN double ldexp_of(double x, int e) { return std::ldexp(x, e); }
+STEPTP_NUM_FN bool is_inf(double x) { return std::isinf(x); }
+#endif
+/// The largest finite f32 value (FLT_MAX).
+constexpr float kF32Max = 3.40282346638528859811704183484516925e+38f;
+
 // ---------------------------------------------------------------- bit casts
-STEPTP_NUM_FN std::uint32_t f32_bits(float f) { std::uint32_t u; std::memcpy(&u, &f, 4); return u; }
-STEPTP_NUM_FN float f32_from_bits(std::uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-STEPTP_NUM_FN std::uint64_t f64_bits(double d) { std::uint64_t u; std::memcpy(&u, &d, 8); return u; }
+STEPTP_NUM_FN std::uint32_t f32_bits(float f) { std::uint32_t u; copy_bytes(&u, &f, 4); return u; }
+STEPTP_NUM_FN float f32_from_bits(std::uint32_t u) { float f; copy_bytes(&f, &u, 4); return f; }
+STEPTP_NUM_FN std::uint64_t f64_bits(double d) { std::uint64_t u; copy_bytes(&u, &d, 8); return u; }
 
 // ---------------------------------------------------------------- floor division / modulo (§8.2)
 /// Integer floor division, rounding toward -inf. Precondition: b != 0 (the caller reports E303).
@@ -44,10 +69,10 @@ STEPTP_NUM_FN std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
 STEPTP_NUM_FN std::uint64_t floor_div_u(std::uint64_t a, std::uint64_t b) { return a / b; }
 STEPTP_NUM_FN std::uint64_t floor_mod_u(std::uint64_t a, std::uint64_t b) { return a % b; }
 /// Float floor division floor(a/b) and modulo a - b*floor(a/b) (§8.2).
-STEPTP_NUM_FN double floor_div(double a, double b) { return std::floor(a / b); }
-STEPTP_NUM_FN double floor_mod(double a, double b) { return a - b * std::floor(a / b); }
-STEPTP_NUM_FN float floor_div(float a, float b) { return std::floor(a / b); }
-STEPTP_NUM_FN float floor_mod(float a, float b) { return a - b * std::floor(a / b); }
+STEPTP_NUM_FN double floor_div(double a, double b) { return floor_of(a / b); }
+STEPTP_NUM_FN double floor_mod(double a, double b) { return a - b * floor_of(a / b); }
+STEPTP_NUM_FN float floor_div(float a, float b) { return floor_of(a / b); }
+STEPTP_NUM_FN float floor_mod(float a, float b) { return a - b * floor_of(a / b); }
 
 // ---------------------------------------------------------------- max / min (§8.2: NaN if either is NaN)
 template <class T>
@@ -108,10 +133,10 @@ STEPTP_NUM_FN float round_bf16(float f) { return f32_from_bf16_bits(bf16_bits_fr
 /// (f16, bf16) then equals a single correct rounding of the double.
 STEPTP_NUM_FN float f32_round_to_odd(double d) {
   float f = static_cast<float>(d);
-  if (static_cast<double>(f) != d && d == d && std::fabs(f) <= std::numeric_limits<float>::max()) {
+  if (static_cast<double>(f) != d && d == d && abs_of(f) <= kF32Max) {
     std::uint32_t b = f32_bits(f);
     if ((b & 1u) == 0) {
-      if (std::fabs(static_cast<double>(f)) > std::fabs(d)) b -= 1; else b += 1;
+      if (abs_of(static_cast<double>(f)) > abs_of(d)) b -= 1; else b += 1;
       f = f32_from_bits(b);
     }
   }
@@ -136,14 +161,14 @@ STEPTP_NUM_FN std::int64_t wrap_int(std::int64_t v, int bits, bool is_signed) {
 /// truncation is outside the range of the `bits`-wide signed/unsigned type; otherwise stores the value in *out
 /// (u64 values as their bit pattern).
 STEPTP_NUM_FN bool float_to_int(double v, int bits, bool is_signed, std::int64_t* out) {
-  if (!(v == v) || std::isinf(v)) return false;
-  const double t = std::trunc(v);
+  if (!(v == v) || is_inf(v)) return false;
+  const double t = trunc_of(v);
   if (is_signed) {
-    const double lo = -std::ldexp(1.0, bits - 1), hi = std::ldexp(1.0, bits - 1);  // [lo, hi)
+    const double lo = -ldexp_of(1.0, bits - 1), hi = ldexp_of(1.0, bits - 1);  // [lo, hi)
     if (t < lo || t >= hi) return false;
     *out = static_cast<std::int64_t>(t);
   } else {
-    const double hi = std::ldexp(1.0, bits);
+    const double hi = ldexp_of(1.0, bits);
     if (t < 0.0 || t >= hi) return false;  // note: -0.5 truncates to -0.0, which compares equal to 0.0
     *out = static_cast<std::int64_t>(static_cast<std::uint64_t>(t));
   }
@@ -151,10 +176,10 @@ STEPTP_NUM_FN bool float_to_int(double v, int bits, bool is_signed, std::int64_t
 }
 /// Smallest and largest value of a `bits`-wide integer type (the ∓inf identities of §8.4 for integers).
 STEPTP_NUM_FN std::int64_t int_type_min(int bits, bool is_signed) {
-  return is_signed ? (bits >= 64 ? std::numeric_limits<std::int64_t>::min() : -(std::int64_t{1} << (bits - 1))) : 0;
+  return is_signed ? (bits >= 64 ? INT64_MIN : -(std::int64_t{1} << (bits - 1))) : 0;
 }
 STEPTP_NUM_FN std::int64_t int_type_max(int bits, bool is_signed) {
-  if (is_signed) return bits >= 64 ? std::numeric_limits<std::int64_t>::max() : (std::int64_t{1} << (bits - 1)) - 1;
+  if (is_signed) return bits >= 64 ? INT64_MAX : (std::int64_t{1} << (bits - 1)) - 1;
   return bits >= 64 ? -1 /* bit pattern of UINT64_MAX */ : (std::int64_t{1} << bits) - 1;
 }
 

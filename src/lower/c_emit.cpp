@@ -9,6 +9,25 @@
 namespace steptp::lower {
 
 namespace {
+// GCC and Clang: the libm functions the code calls are declared here and numeric.hpp uses the compiler's builtins
+// (STEPTP_NUM_BUILTINS), because in C++ <math.h> is <cmath>, whose parsing was two thirds of a kernel's compile
+// time. The macros are glibc's definitions for GCC. Other compilers include <math.h>.
+const char* const kHostMath = R"MATH(#if defined(__GNUC__)
+#define STEPTP_NUM_BUILTINS 1
+extern "C" {
+float expf(float) noexcept; double exp(double) noexcept; float logf(float) noexcept; double log(double) noexcept;
+float sqrtf(float) noexcept; double sqrt(double) noexcept; float erff(float) noexcept; double erf(double) noexcept;
+float powf(float, float) noexcept; double pow(double, double) noexcept; float fabsf(float) noexcept;
+double fabs(double) noexcept;
+}
+#define INFINITY (__builtin_inff())
+#define NAN (__builtin_nanf(""))
+#define HUGE_VAL (__builtin_huge_val())
+#else
+#include <math.h>
+#endif
+)MATH";
+
 const char* const kLeirGlue = R"GLUE(// leir:: names used by the generated code, on top of steptp_num (interp/numeric.hpp). Differences from the
 // interpreter on invalid inputs only: integer division/modulo by zero yields 0 (E303 there) and an invalid
 // float-to-integer conversion yields 0 (E304 there).
@@ -92,12 +111,12 @@ std::size_t c_elem_bytes(DType t) { return static_cast<std::size_t>(ir::dtype_by
 
 std::string tu_prelude(bool cuda) {
   std::string s;
-  s += "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <math.h>\n#include <string.h>\n";
+  s += "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n";
   if (cuda)
-    s += "#include <cuda_runtime.h>\n#define LEIR_HD __host__ __device__\n"
+    s += "#include <math.h>\n#include <cuda_runtime.h>\n#define LEIR_HD __host__ __device__\n"
          "#define STEPTP_NUM_FN __host__ __device__ inline\n";
   else
-    s += "#define LEIR_HD\n";
+    s += "#define LEIR_HD\n" + std::string(kHostMath);
   s += "// ---- embedded copy of steptp src/interp/numeric.hpp ----\n";
   s += numeric_header_text();
   s += "// ---- end of numeric.hpp ----\n";

@@ -145,48 +145,15 @@ Compiled compile_cached(const std::string& code, const std::string& compiler, co
   return c;
 }
 
-namespace {
-// The standard headers every C lowering includes (lower/c_emit.cpp and the embedded interp/numeric.hpp). They are
-// about half of a kernel's compile time (0.21 of 0.5 s with g++ 12 -O3), so they are precompiled once per compiler
-// and flags. Should the lowering's list drift from this one, kernels still compile the same (the headers have include
-// guards), only the saving shrinks.
-constexpr const char* kPreludeHeaders =
-    "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <math.h>\n#include <string.h>\n"
-    "#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <limits>\n";
-
-}  // namespace
-
-std::string precompiled_prelude_flags(const std::string& compiler, const std::string& flags, const std::string& dir) {
-  if (compiler.find("nvcc") != std::string::npos || compiler.find("clang") != std::string::npos) return "";
+std::string fast_link_flags(const std::string& compiler) {
+  if (compiler.find("nvcc") != std::string::npos) return "";
   static std::mutex mu;
-  static std::map<std::string, std::string> known;  // cache dir + key -> flags ("" = could not be built)
-  const std::string d = cache_dir(dir);
-  const std::string key = content_hash({kPreludeHeaders, compiler, flags, "pch/1"});
+  static std::map<std::string, std::string> known;
   std::lock_guard<std::mutex> lock(mu);
-  if (auto it = known.find(d + key); it != known.end()) return it->second;
-  const std::string final_dir = d + "/pch-" + key, header = final_dir + "/prelude.h";
-  std::error_code ec;
-  const std::string use = "-include " + shell_quote(header) + " -Winvalid-pch";
-  if (fs::exists(header + ".gch", ec)) return known[d + key] = use;
-  // Built in a private directory, then renamed into place (a concurrent builder's rename wins; both are equal).
-  const std::string tmp_dir = final_dir + ".tmp" + std::to_string(getpid());
-  fs::remove_all(tmp_dir, ec);
-  fs::create_directories(tmp_dir, ec);
-  std::string pch_flags;  // the kernel flags minus linking
-  std::istringstream words(flags);
-  for (std::string w; words >> w;)
-    if (w != "-shared" && w.rfind("-l", 0) != 0 && w.rfind("-Wl,", 0) != 0) pch_flags += w + " ";
-  bool ok = false;
-  try {
-    ir::write_file_atomic(tmp_dir + "/prelude.h", kPreludeHeaders);
-    ok = run_captured(compiler + " " + pch_flags + "-x c++-header -o " + shell_quote(tmp_dir + "/prelude.h.gch") +
-                          " " + shell_quote(tmp_dir + "/prelude.h"), 0).first == 0;
-  } catch (const std::exception&) {
-    ok = false;
-  }
-  if (ok && std::rename(tmp_dir.c_str(), final_dir.c_str()) != 0 && !fs::exists(header + ".gch", ec)) ok = false;
-  fs::remove_all(tmp_dir, ec);
-  return known[d + key] = ok ? use : "";
+  if (auto it = known.find(compiler); it != known.end()) return it->second;
+  // The driver runs the linker it would use, which prints its name.
+  const auto [rc, out] = run_captured(compiler + " -fuse-ld=gold -Wl,--version", 4096);
+  return known[compiler] = rc == 0 && out.find("GNU gold") != std::string::npos ? "-fuse-ld=gold" : "";
 }
 
 std::string runner_path(const CompileOptions& opt) {

@@ -24,18 +24,16 @@ std::string content_hash(const std::vector<std::string>& parts);
 
 /// Compiles `code` (written to <key><src_ext>) with `<compiler> <flags> -o <out> <src>` into the cache as
 /// <key><out_ext>, unless present. `unkeyed_flags` are added to the command but not to the key: only flags that
-/// cannot change the output may go there (a precompiled header of headers the code includes anyway). The
+/// cannot change what the output computes may go there (the linker's choice, fast_link_flags). The
 /// compiler runs under compile_timeout_seconds() and kCompileMemoryKiB. Throws std::runtime_error("compile error:
 /// <diagnostics>") on failure, a timeout or exhausted memory.
 Compiled compile_cached(const std::string& code, const std::string& compiler, const std::string& flags,
                         const std::string& src_ext, const std::string& out_ext, const std::string& dir,
                         const std::string& unkeyed_flags = "");
 
-/// A header of the standard headers every C lowering includes, precompiled (GCC `.gch`) with `flags` minus
-/// `-shared` into the cache directory `dir` once per (compiler, flags), built atomically; returns the flags that use
-/// it (`-include <header> -Winvalid-pch`). "" when the compiler is not GCC-like or the build fails (callers then compile without it: the
-/// result is the same, only slower). Thread-safe; never throws.
-std::string precompiled_prelude_flags(const std::string& compiler, const std::string& flags, const std::string& dir);
+/// Linker flags that do not change the code, for `compiler`'s kernel links: `-fuse-ld=gold` when the compiler is GCC
+/// and GNU gold is installed (it links a kernel in half the time of GNU ld), else "". Passed unkeyed.
+std::string fast_link_flags(const std::string& compiler);
 
 /// The compiler command for C: opt.cxx, else $CXX, else "c++".
 std::string cxx_command(const CompileOptions& opt);

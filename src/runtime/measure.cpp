@@ -15,8 +15,7 @@ namespace steptp::runtime {
 
 Compiled compile_c(const std::string& code, const CompileOptions& opt) {
   const std::string cxx = cxx_command(opt);
-  return compile_cached(code, cxx, opt.flags, ".cpp", ".so", opt.cache_dir,
-                        precompiled_prelude_flags(cxx, opt.flags, opt.cache_dir));
+  return compile_cached(code, cxx, opt.flags, ".cpp", ".so", opt.cache_dir, fast_link_flags(cxx));
 }
 
 namespace {

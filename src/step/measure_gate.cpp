@@ -4,10 +4,12 @@ namespace steptp::dataset {
 
 namespace {
 thread_local int t_depth = 0;  // compute-section nesting of this thread (any gate: a run must use one gate, see Timer)
+thread_local MeasureGate* t_gate = nullptr;  // the gate of this thread's outermost compute section
 }
 
 void MeasureGate::enter_compute() {
   if (t_depth++ > 0) return;
+  t_gate = this;
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return waiting_ == 0 && !measuring_; });
   ++computing_;
@@ -15,9 +17,23 @@ void MeasureGate::enter_compute() {
 
 void MeasureGate::leave_compute() {
   if (--t_depth > 0) return;
+  t_gate = nullptr;
   std::lock_guard<std::mutex> lock(mu_);
   --computing_;
   cv_.notify_all();
+}
+
+void MeasureGate::yield_current() {
+  if (t_depth > 0 && t_gate) t_gate->yield();
+}
+
+void MeasureGate::yield() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (waiting_ == 0) return;
+  --computing_;
+  cv_.notify_all();
+  cv_.wait(lock, [&] { return waiting_ == 0 && !measuring_; });
+  ++computing_;
 }
 
 int MeasureGate::begin_exclusive() {

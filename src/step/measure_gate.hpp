@@ -14,6 +14,10 @@ class MeasureGate {
   void enter_compute();
   /// Ends the innermost compute section of this thread.
   void leave_compute();
+  /// A point where this thread's compute sections may pause: when a measurement waits, they are suspended until it
+  /// has run (so it waits for one step of the other threads' work, not for their whole unit). A no-op outside a
+  /// compute section or when nothing waits. Call between steps that hold no lock another thread's measurement needs.
+  static void yield_current();
   /// Runs `fn` alone: suspends this thread's compute sections (if any), waits for the others to end, runs `fn`,
   /// then restores this thread's sections. Measurements are serialised.
   template <class Fn>
@@ -43,6 +47,7 @@ class MeasureGate {
   };
 
  private:
+  void yield();
   int begin_exclusive();          // returns this thread's compute depth that was suspended
   void end_exclusive(int depth);
 

@@ -171,6 +171,7 @@ void Timer::measure_real(const TimedProgram& before, const std::vector<TimedProg
   std::vector<std::size_t> ok;
   std::vector<std::string> after_so;
   for (std::size_t i : todo) {
+    MeasureGate::yield_current();  // a compile is one step: another thread's measurement may run between two
     try {
       after_so.push_back(compile(*afters[i].task));
       ok.push_back(i);
@@ -198,18 +199,21 @@ void Timer::measure_real(const TimedProgram& before, const std::vector<TimedProg
   const std::size_t ib = root ? 1 : 0;
   // Times before/root plus the afters `sel` (indices into ok) with `repeats` rounds in total, split over
   // `sessions` child processes (so that what differs from one process to the next, such as physical page
-  // placement, is averaged too). ok only when every session is.
+  // placement, is averaged too), back to back in one exclusive section: the other threads pause once per batch.
+  // ok only when every session is.
   const int sessions = std::max(1, std::min(cfg_.measure_sessions, cfg_.repeats));
   auto run = [&](const std::vector<std::size_t>& sel, int repeats) {
     std::vector<std::string> sos = head;
     for (std::size_t k : sel) sos.push_back(after_so[k]);
-    std::vector<runtime::InterleavedTiming> ss;
-    for (int j = 0; j < sessions; ++j) {
-      to.repeats = repeats / sessions + (j < repeats % sessions ? 1 : 0);
-      ss.push_back(gate_->exclusive([&] { return runtime::time_interleaved(sos, bufs, *inputs, to); }));
-      if (!ss.back().ok) return std::vector<runtime::InterleavedTiming>{ss.back()};
-    }
-    return ss;
+    return gate_->exclusive([&] {
+      std::vector<runtime::InterleavedTiming> ss;
+      for (int j = 0; j < sessions; ++j) {
+        to.repeats = repeats / sessions + (j < repeats % sessions ? 1 : 0);
+        ss.push_back(runtime::time_interleaved(sos, bufs, *inputs, to));
+        if (!ss.back().ok) return std::vector<runtime::InterleavedTiming>{ss.back()};
+      }
+      return ss;
+    });
   };
   auto ok_all = [](const std::vector<runtime::InterleavedTiming>& ss) { return !ss.empty() && ss.back().ok; };
   // One kernel's timings over all sessions.

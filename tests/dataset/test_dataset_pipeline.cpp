@@ -1,5 +1,7 @@
 // In-process tests of the unit pipeline, the reasoning checker and filtering on the tiny task set. They work with
-// whatever strategies are registered: each test uses the records the registry produces.
+// whatever strategies are registered: each test uses the records the registry produces. Each test process builds the
+// tiny set again (about a minute under ASan): two suites run in the sanitizer build, the *Slow ones in the optimised
+// build only.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -100,7 +102,7 @@ TEST(DatasetPipeline, CheckerRejectsTamperedText) {
   EXPECT_EQ(v.clause, "facts");
 }
 
-TEST(DatasetPipeline, FilterSplitsByWorkloadAndIsDeterministic) {
+TEST(DatasetPipelineSlow, FilterSplitsByWorkloadAndIsDeterministic) {
   const auto& t = tiny();
   std::vector<ojson> archive = t.records;
   std::sort(archive.begin(), archive.end(), record_less);
@@ -151,7 +153,7 @@ TEST(DatasetPipeline, FilterSplitsByWorkloadAndIsDeterministic) {
   EXPECT_EQ(pool_split["train"] + pool_split["val"] + pool_split["test"], 3);
 }
 
-TEST(DatasetPipeline, RootCandidatesAreSampledAcrossStrategies) {
+TEST(DatasetPipelineSlow, RootCandidatesAreSampledAcrossStrategies) {
   // GenConfig::root_candidates = 2: each root verifies at most two candidates, drawn from the same per-strategy
   // samples as the §2.4 default (so each is one of the default run's records, same id), and the draw is
   // deterministic.

@@ -79,10 +79,12 @@ TEST(DatasetUnits, OnnxModelsArePartitionedIntoTaskUnits) {
 
 }  // namespace
 
+// The two cover tests plan the whole small default (every rendered cover sample): Slow, run in the optimised build only
+// (over two minutes each under ASan).
 // GenConfig::cover_strategies (make run's default set): every registered strategy has a site in the root task of
 // some planned unit, at the shapes that will be generated; without it the per-family set misses operator_fission
 // (only the Argmax/Argmin workloads have a nest with two statements) and, at grown shapes, tensor_concat.
-TEST(DatasetUnits, CoverStrategiesAddsUnitsForEveryStrategyWithoutASite) {
+TEST(DatasetUnitsSlow, CoverStrategiesAddsUnitsForEveryStrategyWithoutASite) {
   auto plan_set = [](const GenConfig& c) {
     std::vector<Reject> rejects;
     return plan_units(c, rejects);
@@ -127,7 +129,7 @@ TEST(DatasetUnits, CoverStrategiesAddsUnitsForEveryStrategyWithoutASite) {
 
 // Quota-aware cover (DATASET.md §2.4, cover_units 3): a strategy that a single catalogue workload hosts is taught on
 // further shape instances of it, each root with a site.
-TEST(DatasetUnits, CoverAddsShapeInstancesOfASingleHost) {
+TEST(DatasetUnitsSlow, CoverAddsShapeInstancesOfASingleHost) {
   GenConfig c = GenConfig::small_default();
   ASSERT_EQ(c.cover_units, 3);
   std::vector<Reject> rejects;

@@ -1,6 +1,7 @@
 // `steptp eval` end to end (DATASET.md §8): the gold self-check, corrupted replays through the pipeline, an eval
 // against a real local OpenAI-compatible server (the key never leaks), kill -9 then resume, and bad input.
-// The dataset is the small built-in default with the small shapes, generated once (about 4 s).
+// The dataset is one workload per family of the built-in default with the small shapes and no cover units, generated
+// once per test process (about 11 s): 10 test prompts, n = 1 and n = 3.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,7 +40,8 @@ class EvalCliSlow : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = temp_dir("eval-ds");
     data_ = dir_ + "/ds";
-    ASSERT_EQ(run_cli({"generate", "--out", data_, "--no-measure", "--target-root-ops", "0", "--no-progress"}, dir_), 0)
+    ASSERT_EQ(run_cli({"generate", "--out", data_, "--no-measure", "--target-root-ops", "0", "--per-family", "1",
+                       "--cover-strategies", "false", "--no-progress"}, dir_), 0)
         << slurp(dir_ + "/log.txt");
     gold_ = dir_ + "/gold.jsonl";
     ASSERT_EQ(run_cli({"gold-replay", data_, "--split", "test", "--out", gold_}, dir_), 0);
@@ -224,7 +226,7 @@ TEST_F(EvalCliSlow, KillNineThenResumeGivesTheSameSummaryWithoutRepeatedRequests
   std::string ref = dir_ + "/ref-eval";
   ASSERT_EQ(run_cli(args(ref_srv.base_url(), ref), dir_), 0) << slurp(dir_ + "/log.txt");
 
-  ChatServer srv(gold_script(0.3));  // 8 prompts, 2 in flight: at least 1.2 s of requests
+  ChatServer srv(gold_script(0.3));  // 10 prompts, 2 in flight: at least 1.5 s of requests
   std::string out = dir_ + "/killed-eval";
   int pid = spawn_cli(args(srv.base_url(), out));
   std::mt19937 rng{std::random_device{}()};

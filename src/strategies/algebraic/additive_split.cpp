@@ -4,9 +4,10 @@
 // Occurrences and pivots are those of pivots.hpp (eligible accesses outside lazy branches, conditions and
 // subscripts, never the output buffer; the previous element uses identity 0). Y is never the same access as X,
 // and it is finite-valued (no statement writing its buffer contains `inf`, as for every pivot): an infinite Y
-// would give inf-inf = NaN. Y is at most 2^20 in magnitude (2^9 for an f64 X; pivots.hpp "magnitudes"), so the
-// rounding error of (X+Y)-Y stays far below the check's tolerance. No partial operation is added, so there is no domain condition. Class R: (X+Y)-Y
-// equals X in real arithmetic and rounds differently.
+// would give inf-inf = NaN. Y is bounded in magnitude by X's type (pivots.hpp "magnitudes"), so the rounding error
+// of (X+Y)-Y in that type stays within the check's absolute tolerance. An occurrence inside an exp argument takes no
+// previous-element pivot (entry 39 "Refused pivots"). No partial operation is added, so there is no domain
+// condition. Class R: (X+Y)-Y equals X in real arithmetic and rounds differently.
 #include <cmath>
 
 #include "ir/printer.hpp"
@@ -17,10 +18,19 @@
 namespace steptp::strategy::algebraic {
 namespace {
 
-/// (X+Y)-Y keeps X to within 2^-53*|Y| (pivots.hpp "magnitudes"): |Y| <= 2^20 leaves 2^-33, far inside the f32 and
-/// f16 tolerances; an f64 X (tolerance 1e-12 absolute, LEIR.md §11) needs |Y| <= 2^9, so the error stays below 6e-14.
+/// (X+Y)-Y keeps X to within half an ulp of X+Y in X's type (pivots.hpp "magnitudes"): unit roundoff 2^-53, 2^-24,
+/// 2^-11, 2^-8 for f64, f32, f16, bf16, against absolute tolerances 1e-12, 1e-5, 1e-3, 1e-3 (LEIR.md §11), so
+/// |Y| <= 2^9, 2^7, 2, 2^-2. (`steptp equiv` rejected f32 splits around matrix-product accumulators, |Y| up to 2^15,
+/// on its typed draws.)
+///
+/// The previous element is refused inside an exp argument: Y = X_{k-1} is an input independent of X, so the split
+/// loses up to half an ulp of |X+Y| in X's type, and exp turns that absolute error into a relative error of the same
+/// size. Under the check's skewed draws (magnitudes near 2^12) that is 2^-12 in f32, over the f32 tolerance
+/// (`steptp equiv` rejected softmax's exp(A-D) split this way, issue #47).
 bool offer(const ir::Task& t, const Occurrence& occ, const Pivot& p) {
-  const double bound = std::ldexp(1.0, occ.ref->ty == ir::DType::F64 ? 9 : 20);
+  if (occ.in_exp && p.kind == PivotKind::Previous) return false;
+  const ir::DType ty = occ.ref->ty;
+  const double bound = std::ldexp(1.0, ty == ir::DType::F64 ? 9 : ty == ir::DType::F32 ? 7 : ty == ir::DType::F16 ? 1 : -2);
   return magnitude(t, p.expr).hi <= bound && magnitude(t, *occ.ref).hi <= 1e290;
 }
 

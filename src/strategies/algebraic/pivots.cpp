@@ -42,16 +42,17 @@ bool partial_argument(const ir::Expr& e, std::uint32_t i) {
   return false;
 }
 
-void occurrences_rec(const ir::Expr& e, analysis::ExprPath& path, bool blocked, const std::string& out,
+void occurrences_rec(const ir::Expr& e, analysis::ExprPath& path, bool blocked, bool in_exp, const std::string& out,
                      std::vector<Occurrence>& v) {
   if (e.is_ref()) {
-    if (!blocked && e.text != out && ir::is_float(e.ty)) v.push_back(Occurrence{path, &e});
+    if (!blocked && e.text != out && ir::is_float(e.ty)) v.push_back(Occurrence{path, &e, in_exp});
     return;
   }
   const bool b = blocked || blocks_children(e);
+  const bool x = in_exp || (e.kind == ir::ExprKind::Call && e.fn == ir::Func::Exp);
   for (std::uint32_t i = 0; i < e.args.size(); ++i) {
     path.push_back(i);
-    occurrences_rec(e.args[i], path, b || partial_argument(e, i), out, v);
+    occurrences_rec(e.args[i], path, b || partial_argument(e, i), x, out, v);
     path.pop_back();
   }
 }
@@ -154,7 +155,7 @@ std::vector<analysis::StmtCtx> site_statements(const ir::Task& typed) {
 std::vector<Occurrence> occurrences(const ir::Stmt& typed) {
   std::vector<Occurrence> v;
   analysis::ExprPath path{1};
-  occurrences_rec(typed.rhs, path, false, typed.lhs.text, v);
+  occurrences_rec(typed.rhs, path, false, false, typed.lhs.text, v);
   return v;
 }
 

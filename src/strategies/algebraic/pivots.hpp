@@ -52,6 +52,7 @@ std::vector<analysis::StmtCtx> site_statements(const ir::Task& typed);
 struct Occurrence {
   analysis::ExprPath path;     // SiteRef::expr form: 1 = RHS, then child indices
   const ir::Expr* ref = nullptr;
+  bool in_exp = false;         // inside the argument of an exp (entry 39 "Refused pivots")
 };
 
 /// Eligible occurrences of a typed statement (Expr::ty filled in), in pre-order.
@@ -90,7 +91,9 @@ std::vector<Pivot> pivots(const ir::Task& typed, const analysis::StmtCtx& sc, co
 //   is finite and normal on [-708, 709] in f64: b = 700; [-87, 88] in f32 and bf16: b = 87; f16: b = 9), since
 //   typed runs compute the factors in that type; never the previous element (exponential_split.cpp);
 //   entry 38: hi(Y) <= 1e290, lo(Y) >= 1e-290 and hi(X)/lo(Y) <= 1e290;
-//   entry 39: hi(Y) <= 2^20, 2^9 for an f64 X (the rounding error of (X+Y)-Y stays below 2^-33, 6e-14).
+//   entry 39: hi(Y) <= 2^9 for an f64 X, 2^7 for f32, 2 for f16 and 2^-2 for bf16: typed runs compute X+Y in X's
+//   type (f16 and bf16 rounded after every operation), so (X+Y)-Y loses up to half an ulp of X+Y there, and that
+//   stays within the type's absolute tolerance (LEIR.md §11: 6e-14, 2^-17, 2^-11, 2^-9).
 // This excludes, for example, splitting exp(S-M) of an attention score matrix S (a sum of products).
 
 /// Bounds on |v| for every value v an expression of the task may take: hi an upper bound (inf: unbounded, or the
