@@ -198,7 +198,11 @@ GenerateSummary run_generate(const GenConfig& gen, const FilterConfig& filter, c
   if (opt.sharded) keep_own_shard(opt, units, plan_rejects);
   fs::path dir = opt.sharded ? fs::path(opt.out) / "shards" / shard_dir_name(opt.shard_index, opt.shard_count)
                              : fs::path(opt.out);
-  fs::create_directories(dir);
+  std::error_code dir_ec;
+  fs::create_directories(dir, dir_ec);
+  if (dir_ec || !fs::is_directory(dir))
+    throw DatasetDirError(Code::D010, dir.string(),
+                          "cannot create the output directory (" + (dir_ec ? dir_ec.message() : "not a directory") + ")");
   // A killed run's temporary files (NAME.tmp.PID, write_file_atomic) would otherwise stay next to the outputs.
   remove_stale_temp_files(dir.string(), {"archive", "chat", "eval"});
   Cache cache(opt.cache_path.empty() ? (dir / "cache.sqlite").string() : opt.cache_path);

@@ -180,6 +180,13 @@ TEST(DatasetCliSlow, BadSelectionsAreErrors) {
   EXPECT_EQ(run_cli({"generate", "--out", d + "/c", "--tasks", d + "/empty.jsonl", "--no-measure"}, d), 2);
   EXPECT_EQ(run_cli({"audit", d + "/nothing_here"}, d), 2);
   EXPECT_FALSE(fs::exists(d + "/b/manifest.json"));
+  // --out naming a regular file: one coded line, and the file is untouched
+  std::ofstream(d + "/plain") << "keep";
+  EXPECT_EQ(run_cli(with(tiny_args(tasks, d + "/plain"), {}), d), 2);
+  EXPECT_NE(slurp(d + "/log.txt").find("steptp: error: D010 at " + d + "/plain: cannot create the output directory"),
+            std::string::npos)
+      << slurp(d + "/log.txt");
+  EXPECT_EQ(slurp(d + "/plain"), "keep");
   fs::remove_all(d);
 }
 
