@@ -93,7 +93,7 @@ std::vector<Pivot> pivots(const ir::Task& typed, const analysis::StmtCtx& sc, co
 //   entry 38: hi(Y) <= 1e290, lo(Y) >= 1e-290 and hi(X)/lo(Y) <= 1e290;
 //   entry 39: hi(Y) <= 2^9 for an f64 X, 2^7 for f32, 2 for f16 and 2^-2 for bf16: typed runs compute X+Y in X's
 //   type (f16 and bf16 rounded after every operation), so (X+Y)-Y loses up to half an ulp of X+Y there, and that
-//   stays within the type's absolute tolerance (LEIR.md §11: 6e-14, 2^-17, 2^-11, 2^-9).
+//   stays within the type's absolute tolerance (LEIR.md §11; at most 6e-14, 2^-17, 2^-10, 2^-10).
 // This excludes, for example, splitting exp(S-M) of an attention score matrix S (a sum of products).
 
 /// Bounds on |v| for every value v an expression of the task may take: hi an upper bound (inf: unbounded, or the
