@@ -71,7 +71,12 @@ def main():
     ap.add_argument("--out", default="/tmp/steptp-sweep")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    names = a.only.split(",") if a.only else workload_names(a.steptp)
+    names = workload_names(a.steptp)
+    if a.only:
+        unknown = [n for n in a.only.split(",") if n not in names]
+        if unknown:
+            sys.exit(f"apply_equiv_sweep: unknown workload(s) in --only: {', '.join(unknown)} (`steptp workloads list`)")
+        names = a.only.split(",")
     strategies = strategy_names(a.steptp, set(a.classes.split(",")) if a.classes else None)
     t0 = time.monotonic()
     rows = []

@@ -192,8 +192,9 @@ int run(GenerateArgs& a) {
 const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   auto a = std::make_shared<GenerateArgs>();
   auto* c = app.add_subcommand("generate", "Generate the step-level dataset (DATASET.md S1-S11)");
-  c->footer("Exit status: 0 complete; 1 the merge of MPI shards failed; 2 bad input (D codes, D011 --config, "
-            "D012 --tokenizer, usage); 3 stopped by --stop-after-units; 70 an internal error.");
+  c->footer("Exit status: 0 complete; 1 the merge of MPI shards failed; 2 bad input (D codes such as D010 --out, "
+            "D011 --config, D012 --tokenizer; LEIR-E codes of task and ONNX files, LEIR-E109 an unknown workload; "
+            "S004 an unknown strategy; usage); 3 stopped by --stop-after-units; 70 an internal error.");
   c->add_option("--config", a->config, "JSON configuration file");
   c->add_option("--out", a->out, "output directory (required unless --plan-only)");
   c->add_option("--jobs,-j", a->jobs, "worker threads for the pure stages (default: all cores)")->check(CLI::Range(1, 4096));
@@ -228,7 +229,7 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
                 "strategies (default 4, or 0 with --config)")
       ->check(CLI::Range(0, 1000000));
   c->add_option("--candidates-per-step", a->candidates_per_step,
-                "candidates accepted per trajectory state (default 4, or 16 with --config)")
+                "candidates accepted per trajectory state (default 3, or 16 with --config)")
       ->check(CLI::Range(1, 1000000));
   c->add_option("--state-sampling", a->state_sampling,
                 "how a state's limited candidates are drawn: strategies (one accepted candidate per strategy, rarer "
@@ -244,7 +245,8 @@ const CommandRegistrar reg("40-generate", [](CLI::App& app) -> RunFn {
   c->add_flag("--measure-all", a->measure_all,
               "also verify and time the candidates whose samples the length limits will drop (off: they are "
               "dropped before measuring, with the same dataset; for checking that)");
-  c->add_option("--per-family", a->per_family, "default workload set: workloads per family (0 = all)");
+  c->add_option("--per-family", a->per_family,
+                "default workload set: workloads per family (0 = all; default 2, or all with --config)");
   c->add_option("--cover-strategies", a->cover_strategies,
                 "default workload set: also add, per strategy without a site in it, the first workload that has "
                 "one (true|false; default true without a config file)");

@@ -488,9 +488,10 @@ class UnitRunner {
     return pool;
   }
 
-  /// state_sampling "strategies": the strategies with a sampled candidate at `st`, in a weighted random order
-  /// (keys u^(1/w) by stream `rng`, largest first; w = 1 / the planned root tasks with a site of the strategy), so
-  /// that the strategies few units offer are tried first.
+  /// state_sampling "strategies": the strategies with a sampled candidate at `st`, the quota strategies first (at most
+  /// 2 x cover_units planned root tasks with a site: those the quota of DATASET.md §2.4 is about) in a random order,
+  /// then the others in a weighted random order (keys u^(1/w) by stream `rng`, largest first; w = 1 / the planned
+  /// root tasks with a site of the strategy), so that the strategies few units offer are tried first.
   std::vector<std::pair<const strategy::StrategyInfo*, std::vector<strategy::Candidate>>> by_rarity(const State& st,
                                                                                                     Rng& rng) {
     std::vector<std::tuple<double, const strategy::StrategyInfo*, std::vector<strategy::Candidate>>> keyed;
@@ -498,9 +499,10 @@ class UnitRunner {
       auto cands = sample(*s, st);
       if (cands.empty()) continue;
       auto it = env_.root_sites.find(std::string(s->name));
-      const double w = 1.0 / std::max(1, it == env_.root_sites.end() ? 1 : it->second);
+      const int n = std::max(1, it == env_.root_sites.end() ? 1 : it->second);
       const double u = (double(rng.next() >> 11) + 0.5) / 9007199254740992.0;  // (0, 1)
-      keyed.emplace_back(std::log(u) / w, s, std::move(cands));
+      const bool quota = n <= 2 * std::max(1, cfg_.cover_units);
+      keyed.emplace_back(quota ? 1.0 + u : std::log(u) * double(n), s, std::move(cands));  // log(u^(1/w)), w = 1/n
     }
     std::stable_sort(keyed.begin(), keyed.end(),
                      [](const auto& a, const auto& b) { return std::get<0>(a) > std::get<0>(b); });

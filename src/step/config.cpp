@@ -60,13 +60,13 @@ GenConfig GenConfig::from_json(const ojson& j) {
 
 GenConfig GenConfig::small_default() {
   GenConfig c;
-  c.per_family = 5;
+  c.per_family = 2;
   c.cover_strategies = true;
   c.cover_units = 3;
   c.instances_per_workload = 1;
   c.max_candidates_per_strategy = 1;
   c.root_candidates = 4;
-  c.candidates_per_step = 4;
+  c.candidates_per_step = 3;
   c.state_sampling = "strategies";
   c.max_depth = 3;
   c.trajectories_per_task = 2;
@@ -80,9 +80,9 @@ std::string GenConfig::hash() const {
 
 FilterConfig FilterConfig::small_default() {
   FilterConfig f;
-  f.split_train = 0.85;
-  f.split_val = 0.075;
-  f.split_test = 0.075;
+  f.split_train = 0.75;
+  f.split_val = 0.125;
+  f.split_test = 0.125;
   return f;
 }
 

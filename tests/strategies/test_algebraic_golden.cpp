@@ -89,6 +89,19 @@ TEST(AlgebraicExpandFactorization, PowerOfASumAndNegatives) {
   EXPECT_TRUE(candidate_ids("expand_factorization", vec_task("B^{8}_{tx=0}[C_{tx}=A_{tx}*D_{tx}*E_{tx};];")).empty());
 }
 
+TEST(AlgebraicExpandFactorization, SumsExpectedToCancelAreRefused) {
+  // Entry 24 "Refused": a value minus its own mean (a variance) and a difference guarded by an epsilon cancel when
+  // expanded; `steptp equiv` rejected both (GroupNorm's variance, TripletMarginLoss's distance).
+  auto var = make_task("B^{8}_{tx=0}L^{6}_{a=0}[M_{tx}=M_{tx}+A_{tx,a}/6.0;];"
+                       "B^{8}_{tx=0}L^{6}_{a=0}[C_{tx}=C_{tx}+(A_{tx,a}-M_{tx})**2;];",
+                       {{"A", steptp::ir::Role::Input, {8, 6}}, {"C", steptp::ir::Role::Output, {8}}});
+  EXPECT_TRUE(candidate_ids("expand_factorization", var).empty());
+  EXPECT_TRUE(candidate_ids("expand_factorization", vec_task("B^{8}_{tx=0}[C_{tx}=(A_{tx}-D_{tx}+1e-06)**2;];")).empty());
+  // Independent inputs, and a literal that is no guard, stay sites.
+  EXPECT_EQ(candidate_ids("expand_factorization", vec_task("B^{8}_{tx=0}[C_{tx}=(A_{tx}-D_{tx}+0.5)**2;];")),
+            (Ids{"expand_factorization@0/s0/e1"}));
+}
+
 // ---- 33 collect ----
 
 TEST(AlgebraicCollect, CatalogueExample) {

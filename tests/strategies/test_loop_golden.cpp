@@ -49,6 +49,23 @@ TEST(LoopReorder, SwappingTwoReductionKeysIsReassociation) {
   EXPECT_EQ(apply_id("loop_reorder@0{p=1,q=2}", m).cls, st::Exactness::Exact);
 }
 
+TEST(LoopReorder, NoReassociationInAProgramThatDividesByARoot) {
+  // Entry 9 "Refused": LayerNorm's mean over (a, c) is not reordered (class R) once the program divides by a
+  // root; the spatial swap (E) still is, and the same reduction without the normalisation keeps every swap.
+  const std::string mean = "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[S_{tx}=S_{tx}+A_{tx,a,c}/12.0;];";
+  const std::vector<st::testing::KnownSpec> io{{"A", R::Input, {2, 3, 4}}, {"C", R::Output, {2, 3, 4}}};
+  auto plain = make_task(mean + "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[C_{tx,a,c}=A_{tx,a,c}-S_{tx};];", io);
+  EXPECT_TRUE(has_id(candidate_ids("loop_reorder", plain), "loop_reorder@0{p=1,q=2}"));
+  auto norm = make_task(mean + "B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[C_{tx,a,c}=(A_{tx,a,c}-S_{tx})/sqrt(S_{tx}**2+1e-05);];",
+                        io);
+  const auto ids = candidate_ids("loop_reorder", norm);
+  EXPECT_FALSE(has_id(ids, "loop_reorder@0{p=1,q=2}"));
+  EXPECT_TRUE(has_id(ids, "loop_reorder@0{p=0,q=1}"));
+  // rfactor (entry 17) of the same + reduction is refused too.
+  EXPECT_FALSE(candidate_ids("reduction_factorization", plain).empty());
+  EXPECT_TRUE(candidate_ids("reduction_factorization", norm).empty());
+}
+
 TEST(LoopReorder, IslClassWithTwoStatements) {
   // Two statements: the isl path decides; swapping the two reduction keys of S reorders its accumulation (R).
   auto t = make_task("B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[S_{tx}=S_{tx}+A_{tx,a,c};Q_{tx,a,c}=A_{tx,a,c}*2;];",

@@ -6,13 +6,15 @@
 // and it is finite-valued (no statement writing its buffer contains `inf`, as for every pivot): an infinite Y
 // would give inf-inf = NaN. Y is bounded in magnitude by X's type (pivots.hpp "magnitudes"), so the rounding error
 // of (X+Y)-Y in that type stays within the check's absolute tolerance. An occurrence inside an exp argument takes no
-// previous-element pivot (entry 39 "Refused pivots"). No partial operation is added, so there is no domain
+// previous-element pivot, an earlier-nest pivot must be computed from X's own input buffers, and a program that
+// divides by a root offers no pair (entry 39 "Refused pivots"). No partial operation is added, so there is no domain
 // condition. Class R: (X+Y)-Y equals X in real arithmetic and rounds differently.
 #include <cmath>
 
 #include "ir/printer.hpp"
 #include "strategies/registry.hpp"
 #include "strategies/algebraic/pivots.hpp"
+#include "strategies/analysis/conditioning.hpp"
 #include "strategies/common.hpp"
 
 namespace steptp::strategy::algebraic {
@@ -23,12 +25,18 @@ namespace {
 /// |Y| <= 2^9, 2^7, 2, 2^-2. (`steptp equiv` rejected f32 splits around matrix-product accumulators, |Y| up to 2^15,
 /// on its typed draws.)
 ///
-/// The previous element is refused inside an exp argument: Y = X_{k-1} is an input independent of X, so the split
-/// loses up to half an ulp of |X+Y| in X's type, and exp turns that absolute error into a relative error of the same
-/// size. Under the check's skewed draws (magnitudes near 2^12) that is 2^-12 in f32, over the f32 tolerance
-/// (`steptp equiv` rejected softmax's exp(A-D) split this way, issue #47).
+/// Refused (entry 39 "Refused pivots"; analysis/conditioning.hpp): the previous element inside an exp argument (exp
+/// turns the absolute error into a relative one); an earlier-nest pivot computed from other input buffers than X
+/// (the check's skewed draws scale each buffer apart, so Y may dwarf X by 2^20); and every pair in a program that
+/// divides by a root (a normalisation multiplies the absolute error by up to 1/sqrt(eps)), and an occurrence in the
+/// numerator of a ratio whose divisor reads X's buffer (the ratio keeps X's relative error whatever X's scale).
 bool offer(const ir::Task& t, const Occurrence& occ, const Pivot& p) {
   if (occ.in_exp && p.kind == PivotKind::Previous) return false;
+  if (occ.in_ratio) return false;
+  if (p.kind == PivotKind::Earlier &&
+      analysis::source_buffers(t, p.access.text) != analysis::source_buffers(t, occ.ref->text))
+    return false;
+  if (analysis::divides_by_root(t)) return false;
   const ir::DType ty = occ.ref->ty;
   const double bound = std::ldexp(1.0, ty == ir::DType::F64 ? 9 : ty == ir::DType::F32 ? 7 : ty == ir::DType::F16 ? 1 : -2);
   return magnitude(t, p.expr).hi <= bound && magnitude(t, *occ.ref).hi <= 1e290;

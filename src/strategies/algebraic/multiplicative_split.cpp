@@ -21,10 +21,16 @@ namespace {
 
 bool proven_nonzero(const ir::Task& t, const Pivot& p) { return analysis::task_signs(t)->expr(p.expr).is_nonzero(); }
 
-/// X/Y neither overflows nor divides by an underflowed Y (pivots.hpp "magnitudes").
+/// X/Y neither overflows nor divides by an underflowed Y (pivots.hpp "magnitudes"), in X's type: typed runs compute
+/// X/Y there, so the bounds are that type's largest finite value and smallest normal one (f64: 1e290 and 1e-290,
+/// with a margin for the product that follows). `steptp equiv` rejected exp(A)/exp(C)*exp(C) in f32, where
+/// e^66/e^-66 overflows.
 bool safe(const ir::Task& t, const Occurrence& occ, const Pivot& p) {
   const Magnitude x = magnitude(t, *occ.ref), y = magnitude(t, p.expr);
-  return y.hi <= 1e290 && y.lo >= 1e-290 && x.hi / y.lo <= 1e290;
+  const ir::DType ty = occ.ref->ty;
+  const double hi = ty == ir::DType::F64 ? 1e290 : ty == ir::DType::F16 ? 65504.0 : 0x1.fffffep127;
+  const double lo = ty == ir::DType::F64 ? 1e-290 : ty == ir::DType::F16 ? 0x1.0p-14 : 0x1.0p-126;
+  return y.hi <= hi && y.lo >= lo && x.hi / y.lo <= hi;
 }
 
 bool offer(const ir::Task& t, const Occurrence& occ, const Pivot& p) {

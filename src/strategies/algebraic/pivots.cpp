@@ -42,17 +42,29 @@ bool partial_argument(const ir::Expr& e, std::uint32_t i) {
   return false;
 }
 
-void occurrences_rec(const ir::Expr& e, analysis::ExprPath& path, bool blocked, bool in_exp, const std::string& out,
-                     std::vector<Occurrence>& v) {
+/// Walks a right-hand side; `divisors` holds the buffers read by the divisor of every division whose numerator
+/// encloses `e`.
+void occurrences_rec(const ir::Expr& e, analysis::ExprPath& path, bool blocked, bool in_exp,
+                     const std::set<std::string>& divisors, const std::string& out, std::vector<Occurrence>& v) {
   if (e.is_ref()) {
-    if (!blocked && e.text != out && ir::is_float(e.ty)) v.push_back(Occurrence{path, &e, in_exp});
+    if (!blocked && e.text != out && ir::is_float(e.ty))
+      v.push_back(Occurrence{path, &e, in_exp, divisors.count(e.text) > 0});
     return;
   }
   const bool b = blocked || blocks_children(e);
   const bool x = in_exp || (e.kind == ir::ExprKind::Call && e.fn == ir::Func::Exp);
+  const bool div = e.kind == ir::ExprKind::Binary && e.bop == ir::BinOp::Div;
   for (std::uint32_t i = 0; i < e.args.size(); ++i) {
     path.push_back(i);
-    occurrences_rec(e.args[i], path, b || partial_argument(e, i), x, out, v);
+    if (div && i == 0) {
+      std::set<std::string> d = divisors;
+      ir::visit_expr(e.args[1], [&](const ir::Expr& r) {
+        if (r.is_ref()) d.insert(r.text);
+      });
+      occurrences_rec(e.args[i], path, b || partial_argument(e, i), x, d, out, v);
+    } else {
+      occurrences_rec(e.args[i], path, b || partial_argument(e, i), x, divisors, out, v);
+    }
     path.pop_back();
   }
 }
@@ -155,7 +167,7 @@ std::vector<analysis::StmtCtx> site_statements(const ir::Task& typed) {
 std::vector<Occurrence> occurrences(const ir::Stmt& typed) {
   std::vector<Occurrence> v;
   analysis::ExprPath path{1};
-  occurrences_rec(typed.rhs, path, false, false, typed.lhs.text, v);
+  occurrences_rec(typed.rhs, path, false, false, {}, typed.lhs.text, v);
   return v;
 }
 

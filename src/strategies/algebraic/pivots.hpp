@@ -53,6 +53,7 @@ struct Occurrence {
   analysis::ExprPath path;     // SiteRef::expr form: 1 = RHS, then child indices
   const ir::Expr* ref = nullptr;
   bool in_exp = false;         // inside the argument of an exp (entry 39 "Refused pivots")
+  bool in_ratio = false;       // in the numerator of a division whose divisor reads X's buffer (entry 39)
 };
 
 /// Eligible occurrences of a typed statement (Expr::ty filled in), in pre-order.
@@ -90,10 +91,14 @@ std::vector<Pivot> pivots(const ir::Task& typed, const analysis::StmtCtx& sc, co
 //   entry 37: N is R, or an earlier-nest N with hi(X)+hi(N) <= b and hi(N)+hi(R) <= b in the exp node's type (exp
 //   is finite and normal on [-708, 709] in f64: b = 700; [-87, 88] in f32 and bf16: b = 87; f16: b = 9), since
 //   typed runs compute the factors in that type; never the previous element (exponential_split.cpp);
-//   entry 38: hi(Y) <= 1e290, lo(Y) >= 1e-290 and hi(X)/lo(Y) <= 1e290;
+//   entry 38: hi(Y) <= M, lo(Y) >= m and hi(X)/lo(Y) <= M, with M and m X's type's largest finite and smallest
+//   normal values (f64: 1e290 and 1e-290), since typed runs compute X/Y in that type;
 //   entry 39: hi(Y) <= 2^9 for an f64 X, 2^7 for f32, 2 for f16 and 2^-2 for bf16: typed runs compute X+Y in X's
 //   type (f16 and bf16 rounded after every operation), so (X+Y)-Y loses up to half an ulp of X+Y there, and that
-//   stays within the type's absolute tolerance (LEIR.md §11; at most 6e-14, 2^-17, 2^-10, 2^-10).
+//   stays within the type's absolute tolerance (LEIR.md §11; at most 6e-14, 2^-17, 2^-10, 2^-10). The check's
+//   skewed draws scale each input buffer apart, outside this model, so entry 39 also requires an earlier-nest Y
+//   computed from X's own input buffers, and offers nothing in a program that divides by a root (normalisations
+//   amplify the absolute error; analysis/conditioning.hpp).
 // This excludes, for example, splitting exp(S-M) of an attention score matrix S (a sum of products).
 
 /// Bounds on |v| for every value v an expression of the task may take: hi an upper bound (inf: unbounded, or the

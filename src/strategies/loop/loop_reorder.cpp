@@ -2,8 +2,10 @@
 // Legal when both loops pass the §7.2 syntactic test, or when the swapped schedule respects every non-reduction
 // dependence (isl, §7.1). The result must keep the nest invariants (parallel loops inside a bound loop, §8.5
 // parallel loops dependence-free, scope confinement). Class R when a + - * reduction dependence is reordered
-// (two reduction keys of one statement change relative order), else E.
+// (two reduction keys of one statement change relative order), else E; a class-R swap is refused in a program
+// that divides by a root.
 #include "ir/validate.hpp"
+#include "strategies/analysis/conditioning.hpp"
 #include "strategies/analysis/deps.hpp"
 #include "strategies/analysis/parallel.hpp"
 #include "strategies/common.hpp"
@@ -74,13 +76,17 @@ std::vector<Site> reorder_sites(const ir::Task& t, const analysis::NestPath& pat
   std::vector<Site> out;
   const ir::Nest& n = *analysis::nest_at(t.program, path);
   if (n.loops.size() < 2) return out;
+  // A reordered reduction (class R) of a program that divides by a root is refused: the normalisation amplifies
+  // the changed rounding (entry 9 "Refused"; analysis/conditioning.hpp).
+  const bool root_divided = analysis::divides_by_root(t);
   std::vector<Params> ps;
   for (std::uint32_t p = 0; p < n.loops.size(); ++p)
     for (std::uint32_t q = p + 1; q < n.loops.size(); ++q) {
       Params tuple{Param{"p", static_cast<std::int64_t>(p)}, Param{"q", static_cast<std::int64_t>(q)}};
       if (!probe_params(only, tuple)) continue;
       ir::Task after = swapped(t, path, p, q);
-      if (judge(t, after, path, p, q).legal) ps.push_back(std::move(tuple));
+      const Verdict v = judge(t, after, path, p, q);
+      if (v.legal && !(v.cls == Exactness::Reassoc && root_divided)) ps.push_back(std::move(tuple));
     }
   if (ps.empty()) return out;
   SiteRef ref;

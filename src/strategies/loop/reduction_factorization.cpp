@@ -17,6 +17,7 @@
 // reduction, and the C compiler vectorises it without reassociating); the combine is itself a reduction over l,
 // with X's own initialiser (implicit) or its earlier contents (continuing), LEIR.md §8.4.
 #include "ir/printer.hpp"
+#include "strategies/analysis/conditioning.hpp"
 #include "strategies/analysis/binding.hpp"
 #include "strategies/analysis/names.hpp"
 #include "strategies/analysis/reduction.hpp"
@@ -33,12 +34,16 @@ struct SiteInfo {
   std::vector<std::pair<std::string, std::int64_t>> axes;  // reduction keys with extent >= 2, header order
 };
 
-std::optional<SiteInfo> site_info(const ir::Program& p, std::uint32_t i) {
+/// The site of nest i, if any. A + - * reduction (reassociated by rfactor) of a program that divides by a root is
+/// none: the normalisation amplifies the changed rounding (entry 17 "Refused"; analysis/conditioning.hpp).
+std::optional<SiteInfo> site_info(const ir::Task& t, std::uint32_t i) {
+  const ir::Program& p = t.program;
   const ir::Nest& n = p.nests[i];
   if (n.body.size() != 1 || !n.body[0].is_stmt()) return std::nullopt;
   auto stmts = analysis::collect_stmts(n, {i});
   auto red = analysis::match_reduction(p, stmts[0]);
   if (!red || !red->unused_keys.empty()) return std::nullopt;
+  if (analysis::reassociates(red->op) && analysis::divides_by_root(t)) return std::nullopt;
   SiteInfo s{*red, {}};
   for (const auto& l : n.loops)
     if (l.extent >= 2 && std::find(red->reduction_keys.begin(), red->reduction_keys.end(), l.var) !=
@@ -61,7 +66,7 @@ std::vector<std::int64_t> lane_counts(std::int64_t n) {
 std::vector<Site> enumerate_rfactor(const ir::Task& t) {
   std::vector<Site> out;
   for (std::uint32_t i = 0; i < t.program.nests.size(); ++i) {
-    auto s = site_info(t.program, i);
+    auto s = site_info(t, i);
     if (!s) continue;
     ParamSpace ps;
     auto axes = std::make_shared<std::vector<std::pair<std::string, std::int64_t>>>(s->axes);
@@ -133,7 +138,7 @@ RfactorCtx check_site(const ir::Task& t, const Candidate& c) {
     throw_stale(c.id() + " is not a site of this task");
   const std::uint32_t i = c.ref.nest[0];
   if (i >= t.program.nests.size()) throw_stale(c.id() + " is not a site of this task");
-  auto s = site_info(t.program, i);
+  auto s = site_info(t, i);
   if (!s) throw_stale(c.id() + " is not a site of this task");
   if (c.params.size() != 2) throw_bad_params(c.id());
   RfactorCtx x{t, c, i, std::move(*s), param_str(c, "r"), 0};
