@@ -40,7 +40,8 @@ inline constexpr double kRoundingAllowanceFactor = 4.0;
 /// declared types (a typed interpreter run, compiled code, or a framework's f32 result), `exact` the same output
 /// of the same program on the same inputs computed in f64 (an untyped interpreter run); both hold n elements in
 /// row-major order. Element i gets κ·max(e_i, ρ) where e_i = |rounded_i − exact_i| and ρ is the root mean square
-/// of e over the finite pairs: e_i is the error rounding caused at i, and ρ the error level of the whole output —
+/// of e over the finite pairs with e_i > 0 (an element computed exactly, such as a clamp's bound, says nothing of
+/// the error level): e_i is the error rounding caused at i, and ρ the error level of the whole output —
 /// an element that ends near zero after a long sum (cancellation) has a large error relative to itself but not
 /// relative to the sum of |terms| it accumulated, which ρ reflects. Non-finite pairs get 0. Sizes must match
 /// (throws std::invalid_argument otherwise). Units: those of the output's values.

@@ -10,7 +10,9 @@ namespace steptp::equiv {
 
 namespace {
 
-/// Per-element errors |rounded_i - exact_i| (0 where a value is not finite) and their RMS over the finite pairs.
+/// Per-element errors |rounded_i - exact_i| (0 where a value is not finite) and their RMS over the finite pairs
+/// that rounding changed (e_i > 0): an element the original computes exactly (a clamp's bound, a copy) is no
+/// evidence of the output's error level, and counting it would shrink ρ where most of an output saturates.
 double rounding_errors(const std::vector<double>& rounded, const std::vector<double>& exact, std::vector<double>& err) {
   if (rounded.size() != exact.size())
     throw std::invalid_argument("rounding_allowance: " + std::to_string(rounded.size()) + " rounded values but " +
@@ -22,7 +24,7 @@ double rounding_errors(const std::vector<double>& rounded, const std::vector<dou
     if (!std::isfinite(rounded[i]) || !std::isfinite(exact[i])) continue;
     err[i] = std::fabs(rounded[i] - exact[i]);
     peak = std::max(peak, err[i]);
-    ++n;
+    if (err[i] > 0) ++n;
   }
   // RMS scaled by the peak, so that squares of errors near the top of the f64 range cannot overflow.
   double sum_sq = 0;

@@ -12,19 +12,23 @@ using namespace interp::testing;
 using interp::RunOptions;
 
 TEST(RoundingAllowance, HandComputed) {
-  // errors 0, 0.5, 0 -> rho = sqrt(0.25/3) = 0.28867513; allowance = 4 * max(e_i, rho)
-  const auto a = rounding_allowance({1.0, 2.0, 3.0}, {1.0, 2.5, 3.0});
-  ASSERT_EQ(a.size(), 3u);
-  EXPECT_NEAR(a[0], 4 * 0.28867513459481287, 1e-12);
+  // errors 0, 0.5, 0.3, 0 -> rho = RMS over the changed elements = sqrt((0.25 + 0.09) / 2) = 0.41231056;
+  // allowance = 4 * max(e_i, rho)
+  const auto a = rounding_allowance({1.0, 2.0, 3.0, 4.0}, {1.0, 2.5, 3.3, 4.0});
+  ASSERT_EQ(a.size(), 4u);
+  const double rho = std::sqrt(0.17);
+  EXPECT_NEAR(a[0], 4 * rho, 1e-12);
   EXPECT_DOUBLE_EQ(a[1], 2.0);
-  EXPECT_NEAR(a[2], 4 * 0.28867513459481287, 1e-12);
+  EXPECT_NEAR(a[2], 4 * rho, 1e-12);
+  EXPECT_NEAR(a[3], 4 * rho, 1e-12);
 }
 
-TEST(RoundingAllowance, RoundingLevelIsKappaTimesTheRmsOverFinitePairs) {
+TEST(RoundingAllowance, RoundingLevelIsKappaTimesTheRmsOverChangedFinitePairs) {
   // the same errors as above: 4 * rho, one value for the whole output
-  EXPECT_NEAR(rounding_level({1.0, 2.0, 3.0}, {1.0, 2.5, 3.0}), 4 * 0.28867513459481287, 1e-12);
-  // an infinite and a NaN pair do not enter it: finite errors 0 and 0.5 -> rho = sqrt(0.25/2)
-  EXPECT_NEAR(rounding_level({INFINITY, 1.0, NAN, 1.0}, {1.0, 1.0, 2.0, 1.5}), 4 * 0.35355339059327373, 1e-12);
+  EXPECT_NEAR(rounding_level({1.0, 2.0, 3.0, 4.0}, {1.0, 2.5, 3.3, 4.0}), 4 * std::sqrt(0.17), 1e-12);
+  // an infinite and a NaN pair do not enter it, nor the exact pair: finite changed errors 0.5 and 0.25
+  EXPECT_NEAR(rounding_level({INFINITY, 1.0, NAN, 1.0, 2.0}, {1.0, 1.0, 2.0, 1.5, 2.25}),
+              4 * std::sqrt((0.25 + 0.0625) / 2), 1e-12);
   EXPECT_EQ(rounding_level({1.0, 2.0}, {1.0, 2.0}), 0.0);
   EXPECT_EQ(rounding_level({}, {}), 0.0);
   EXPECT_THROW(rounding_level({1.0}, {1.0, 2.0}), std::invalid_argument);
@@ -32,12 +36,23 @@ TEST(RoundingAllowance, RoundingLevelIsKappaTimesTheRmsOverFinitePairs) {
 
 TEST(RoundingAllowance, NonFinitePairsGetNoneAndDoNotEnterRho) {
   const double inf = INFINITY, nan = NAN;
-  const auto a = rounding_allowance({inf, nan, 1.0, 1.0}, {inf, nan, 1.0, 1.5});
+  const auto a = rounding_allowance({inf, nan, 1.0, 1.0, 3.0}, {inf, nan, 1.0, 1.5, 3.0});
   EXPECT_EQ(a[0], 0.0);
   EXPECT_EQ(a[1], 0.0);
-  // finite errors 0 and 0.5: rho = sqrt(0.25/2)
-  EXPECT_NEAR(a[2], 4 * std::sqrt(0.125), 1e-12);
+  // one changed finite pair, error 0.5: rho = 0.5
+  EXPECT_DOUBLE_EQ(a[2], 2.0);
   EXPECT_DOUBLE_EQ(a[3], 2.0);
+  EXPECT_DOUBLE_EQ(a[4], 2.0);
+}
+
+TEST(RoundingAllowance, SaturatedElementsDoNotShrinkIt) {
+  // A clamp's output: 999 elements at the bound (exact in any type) and one that rounding moved by 1e-3. The
+  // level is that element's, not 1e-3/sqrt(1000): exact elements say nothing of the error level.
+  std::vector<double> rounded(1000, 1.0), exact(1000, 1.0);
+  rounded[7] = -0.048;
+  exact[7] = -0.049;
+  EXPECT_NEAR(rounding_level(rounded, exact), 4e-3, 1e-15);
+  EXPECT_NEAR(rounding_allowance(rounded, exact)[0], 4e-3, 1e-15);
 }
 
 TEST(RoundingAllowance, HugeErrorsDoNotOverflowTheRms) {
