@@ -328,13 +328,18 @@ std::string CEmitter::raw(const Expr& e) const {
   return "0";
 }
 
-void CEmitter::stmt(std::ostream& os, const ir::Stmt& s, int indent) const {
+std::string CEmitter::init_store(const ir::Stmt& s) const {
+  const DType t = p_.buffer(s.lhs.text).dtype;
+  return store(s.lhs, literal(init_identity(s.init, t), t));
+}
+
+void CEmitter::stmt(std::ostream& os, const ir::Stmt& s, int indent, bool inline_init) const {
   const std::string ind(static_cast<std::size_t>(indent) * 2, ' ');
   const DType t = p_.buffer(s.lhs.text).dtype;
-  if (s.init != ir::InitKind::None) {
+  if (s.init != ir::InitKind::None && inline_init) {
     std::string cond;
     for (const auto& r : s.reduction_vars) cond += (cond.empty() ? "" : " && ") + c_var(r) + " == 0";
-    const std::string st = store(s.lhs, literal(init_identity(s.init, t), t));
+    const std::string st = init_store(s);
     if (cond.empty()) os << ind << st << "\n";
     else os << ind << "if (" << cond << ") " << st << "\n";
   }

@@ -44,8 +44,11 @@ class CEmitter {
   std::string linear_index(const ir::Expr& ref) const;
   /// C literal of a constant in dtype `t` (value type).
   std::string literal(const ConstVal& v, ir::DType t) const;
-  /// Emits the statement: optional initialiser `if (v_r == 0 && ...) X[i] = identity;`, then `X[i] = value;`.
-  void stmt(std::ostream& os, const ir::Stmt& s, int indent) const;
+  /// Emits the statement: optional initialiser `if (v_r == 0 && ...) X[i] = identity;` (unless `inline_init` is
+  /// false: the C lowering emits it as a hoisted init nest, lower/hoist_init.hpp), then `X[i] = value;`.
+  void stmt(std::ostream& os, const ir::Stmt& s, int indent, bool inline_init = true) const;
+  /// The initialiser's store alone, `X[i] = identity;` (the statement must have an initialiser).
+  std::string init_store(const ir::Stmt& s) const;
 
  private:
   const Prepared& p_;

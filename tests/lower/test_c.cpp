@@ -43,7 +43,10 @@ TEST(LowerC, EmittedStructure) {
                     "float* __restrict D)"),
             std::string::npos);
   EXPECT_NE(mm.find("#pragma omp parallel for\n  for (int64_t v_tx = 0; v_tx < 8; ++v_tx) {"), std::string::npos);
-  EXPECT_NE(mm.find("if (v_c == 0) D[v_tx * 12 + v_a] = (0.0f);"), std::string::npos);
+  // the initialiser is hoisted out of the reduction loop (lower/hoist_init.hpp)
+  EXPECT_NE(mm.find("      D[v_tx * 12 + v_a] = (0.0f);\n      for (int64_t v_c = 0; v_c < 16; ++v_c) {\n"),
+            std::string::npos)
+      << mm;
   EXPECT_NE(mm.find("extern \"C\" void leir_run_packed(void* const* b)"), std::string::npos);
   EXPECT_NE(mm.find("STEPTP_INTERP_NUMERIC_HPP"), std::string::npos);  // helpers embedded: self-contained
   EXPECT_EQ(mm.find("#include \""), std::string::npos);
@@ -68,7 +71,9 @@ TEST(LowerC, EmittedStructure) {
   EXPECT_EQ(ub.find("LEIR_UNROLL(256)"), std::string::npos);
   // reducing B (cross-entropy's J over tx) is not parallel
   const std::string ce = lower::lower_c(testing::task_named(ts, "cross_entropy"));
-  EXPECT_NE(ce.find("}\n  for (int64_t v_tx = 0; v_tx < 16; ++v_tx) {\n    if (v_tx == 0) J[0] = "), std::string::npos);
+  EXPECT_NE(ce.find("}\n  J[0] = ((int64_t)INT64_C(0));\n  for (int64_t v_tx = 0; v_tx < 16; ++v_tx) {\n    J[0] = "),
+            std::string::npos)
+      << ce;
   // l arrays: automatic up to 64 KiB inside the first B body, heap beyond
   const std::string lp = lower::lower_c(testing::task_named(cts, "local_per_thread"));
   EXPECT_NE(lp.find("for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n    float O[8];"), std::string::npos);
@@ -87,6 +92,52 @@ TEST(LowerC, EmittedStructure) {
   const std::string sc = lower::lower_c(sq);
   EXPECT_NE(sc.find("leir::square(A[v_tx]) + leir::square(A[v_tx])"), std::string::npos) << sc;
   EXPECT_NE(sc.find("leir::pow(A[v_tx], (3.0f))"), std::string::npos);
+}
+
+ir::Task f32_task(const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& inputs,
+                  const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& outputs, const std::string& leir) {
+  ir::Task t;
+  t.workload = "hoist";
+  for (const auto& [n, s] : inputs) t.known.push_back({n, ir::Role::Input, ir::DType::F32, s, {}});
+  for (const auto& [n, s] : outputs) t.known.push_back({n, ir::Role::Output, ir::DType::F32, s, {}});
+  t.program = ir::parse_program(leir);
+  return t;
+}
+
+TEST(LowerC, InitialisersAreHoistedWhereSafe) {
+  // A register block (cache write of a tiled GEMM): E's initialiser becomes a d x a nest before the c loop.
+  const ir::Task rb = f32_task({{"A", {16, 8}}, {"C", {8, 16}}}, {{"D", {16, 16}}},
+                               "B^{4}_{tx=0}L^{2}_{f=0}[L^{8}_{c=0}U^{4}_{d=0}L^{8}_{a=0}[E^{f32,l}_{d*4+tx,f*8+a}=E^{f32,l}_{"
+                               "d*4+tx,f*8+a}+A^{f32,g}_{d*4+tx,c}*C^{f32,g}_{c,f*8+a};];L^{4}_{d=0}L^{8}_{a=0}[D^{f32,g}_{"
+                               "d*4+tx,f*8+a}=E^{f32,l}_{d*4+tx,f*8+a};];];");
+  const std::string c = lower::lower_c(rb);
+  EXPECT_NE(c.find("      for (int64_t v_d = 0; v_d < 4; ++v_d) {\n        for (int64_t v_a = 0; v_a < 8; ++v_a) {\n"
+                   "          E[(v_d) * 8 + (v_a)] = (0.0f);\n        }\n      }\n      for (int64_t v_c = 0;"),
+            std::string::npos)
+      << c;
+  EXPECT_EQ(c.find("if (v_c == 0)"), std::string::npos) << c;
+  expect_equivalent(rb);
+  // Kept inline: S is read by another statement inside its reduction loop (rule 3) ...
+  const ir::Task read = f32_task({{"A", {4, 8}}}, {{"Q", {4, 8}}},
+                                 "L^{4}_{a=0}L^{8}_{c=0}[S^{f32,g}_{a}=S^{f32,g}_{a}+A^{f32,g}_{a,c};Q^{f32,g}_{a,c}=S^{f32,g}_{a}*2;];");
+  EXPECT_NE(lower::lower_c(read).find("if (v_c == 0) S[v_a] = (0.0f);"), std::string::npos);
+  expect_equivalent(read);
+  // ... a loop between the reduction loop and S that S does not index (rule 1: the original resets S per u) ...
+  const ir::Task unused = f32_task({{"A", {4, 8}}}, {{"S", {4}}},
+                                   "L^{8}_{c=0}L^{2}_{u=0}L^{4}_{a=0}[S^{f32,g}_{a}=S^{f32,g}_{a}+A^{f32,g}_{a,c};];");
+  EXPECT_NE(lower::lower_c(unused).find("if (v_c == 0) S[v_a] = (0.0f);"), std::string::npos);
+  expect_equivalent(unused);
+  // ... and a LHS that two iterations share (rule 2: a+b is not injective over a, b < 3).
+  const ir::Task shared = f32_task({{"A", {4, 3, 3}}}, {{"S", {5}}},
+                                   "L^{4}_{c=0}L^{3}_{a=0}L^{3}_{b=0}[S^{f32,g}_{a+b}=S^{f32,g}_{a+b}+A^{f32,g}_{c,a,b};];");
+  EXPECT_NE(lower::lower_c(shared).find("if (v_c == 0) S[(v_a + v_b)] = (0.0f);"), std::string::npos)
+      << lower::lower_c(shared);
+  expect_equivalent(shared);
+  // a*3+b over b < 3 is injective (mixed radix): hoisted.
+  const ir::Task radix = f32_task({{"A", {4, 2, 3}}}, {{"S", {6}}},
+                                  "L^{4}_{c=0}L^{2}_{a=0}L^{3}_{b=0}[S^{f32,g}_{a*3+b}=S^{f32,g}_{a*3+b}+A^{f32,g}_{c,a,b};];");
+  EXPECT_EQ(lower::lower_c(radix).find("if (v_c == 0)"), std::string::npos) << lower::lower_c(radix);
+  expect_equivalent(radix);
 }
 
 TEST(LowerC, ParallelLoopInsideSerialLoopsBranchesOnTheTeamSize) {
