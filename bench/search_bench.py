@@ -17,6 +17,12 @@ best/PyTorch ratio. After both, --retime-rounds rounds each time PyTorch over ev
 and then every task's best program (`steptp measure`), and the report adds a second table: the medians over the
 rounds and the median of the per-round ratios, with their geomean.
 
+--save-paths DIR (default mode): stores each task's result path as DIR/WORKLOAD.json (workload, params, steps by
+candidate id; `steptp replay` rebuilds it), replacing a stored one only when the new speedup over naive is higher.
+--replay DIR: instead of searching, replays every stored path (`steptp replay --measure`: re-verified, timed paired
+with its naive program, OpenBLAS beside it) after a PyTorch run, for --retime-rounds rounds, and reports medians
+(OUT/replay_results.md): the figures of bench/RESULTS.md re-taken from bench/paths by anyone.
+
 --algorithms: runs every algorithm (chain greedy beam dfs bfs mcts) x policy (--policies, default random cost) on
 the same tasks and budgets, each into OUT/search-A-P, and tabulates fast_1.0, fast_2.0 and geomean_speedup from
 each summary.json. A run that fails (say, a policy that is not built) is reported as such and the others go on.
@@ -146,6 +152,110 @@ def retime(args, tasks, emitted, results, out_dir):
     return {i: tuple(statistics.median(x) for x in v) for i, v in samples.items() if v[2]}
 
 
+def path_name(workload):
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in workload)[:80] + ".json"
+
+
+def save_paths(args, tasks, search_dir):
+    """--save-paths DIR: each task's result path (the search's OUT/paths/NNN-*.json) as DIR/WORKLOAD.json in the
+    catalogue form (workload, params, steps), replacing a stored path only when this search's speedup over the
+    naive program is higher (both measured paired with the naive program in their own run)."""
+    os.makedirs(args.save_paths, exist_ok=True)
+    for i, t in enumerate(tasks):
+        found = [f for f in os.listdir(os.path.join(search_dir, "paths")) if f.startswith(f"{i + 1:03d}-")] \
+            if os.path.isdir(os.path.join(search_dir, "paths")) else []
+        if not found:
+            log(f"save-paths: {t['workload']}: no path in {search_dir}/paths")
+            continue
+        with open(os.path.join(search_dir, "paths", found[0])) as f:
+            sp = json.load(f)
+        dest = os.path.join(args.save_paths, path_name(t["workload"]))
+        old = None
+        if os.path.exists(dest):
+            with open(dest) as f:
+                old = json.load(f)
+        if old and (old.get("speedup") or 0) >= (sp.get("speedup") or 0):
+            log(f"save-paths: {t['workload']}: kept the stored path ({old.get('speedup'):.2f}x >= "
+                f"{sp.get('speedup') or 0:.2f}x)")
+            continue
+        out = {"workload": t["workload"], "params": t.get("params", {}), "dtype": t.get("dtype", "f32"),
+               "steps": sp["steps"], "found_by": dict(sp.get("found_by", {}), proposals=args.proposals,
+                                                      measurements=args.measurements, commit=steptp_commit(),
+                                                      date=datetime.date.today().isoformat()),
+               "speedup": sp.get("speedup")}
+        with open(dest + ".tmp", "w") as f:
+            f.write("{\n" + ",\n".join(
+                f'  {json.dumps(k)}: ' + (json.dumps(v) if k != "steps" or not v else
+                                         "[\n    " + ",\n    ".join(json.dumps(x) for x in v) + "\n  ]")
+                for k, v in out.items()) + "\n}\n")
+        os.replace(dest + ".tmp", dest)
+        log(f"save-paths: {dest} ({len(sp['steps'])} steps, {sp.get('speedup') or 0:.2f}x)")
+
+
+def replay_report(args, tasks):
+    """--replay DIR: rounds of PyTorch over every task (one process) and `steptp replay --measure` of every stored
+    path (re-verified, timed paired with its naive program, OpenBLAS beside it); medians over the rounds."""
+    rows = {i: {"naive": [], "best": [], "torch": [], "blas": [], "ratio": []} for i in range(len(tasks))}
+    info = {}
+    for k in range(max(1, args.retime_rounds)):
+        torch_out = os.path.join(args.out, f"replay-pytorch-{k}.jsonl")
+        ok, err = run_pytorch(args, torch_out)
+        torch_by = {(r["workload"], json.dumps(r["params"], sort_keys=True)): r for r in read_jsonl(torch_out)}
+        for i, t in enumerate(tasks):
+            path = os.path.join(args.replay, path_name(t["workload"]))
+            if not os.path.exists(path):
+                continue
+            cmd = [args.steptp, "replay", path, "--measure", "--repeats", str(args.repeats or 15), "--threads",
+                   str(args.threads)]
+            m = subprocess.run(cmd, capture_output=True, text=True)
+            try:
+                j = json.loads(m.stdout)
+            except ValueError:
+                log(f"replay round {k + 1}: {t['workload']}: {m.stderr.strip()[-300:]}")
+                continue
+            if not j.get("equivalent") or not j.get("result_ns"):
+                log(f"replay round {k + 1}: {t['workload']}: not equivalent or not timed: {m.stderr.strip()[-300:]}")
+                continue
+            info[i] = j
+            pt = torch_by.get((t["workload"], json.dumps(t.get("params", {}), sort_keys=True)), {})
+            r = rows[i]
+            r["naive"].append(j["root_ns"])
+            r["best"].append(j["result_ns"])
+            if (j.get("baseline") or {}).get("median_ns"):
+                r["blas"].append(j["baseline"]["median_ns"])
+            if pt.get("median_ns"):
+                r["torch"].append(pt["median_ns"])
+                r["ratio"].append(pt["median_ns"] / j["result_ns"])
+        log(f"replay round {k + 1}/{max(1, args.retime_rounds)} done")
+    med = lambda v: statistics.median(v) if v else None
+    lib = next((j["library"] for j in info.values() if j.get("library")), None)
+    lib_text = "n/a" if not lib else (f"{lib['library'].get('openblas_core')} ({lib['library'].get('openblas_config')})"
+                                      + (f", run without {', '.join(lib['dropped'])}" if lib.get("dropped") else ""))
+    lines = header(args, "Best replayable programs (bench/paths) against PyTorch eager and OpenBLAS",
+                   [f"* paths: {args.replay}; `steptp replay PATH --measure --repeats {args.repeats or 15}` per task, "
+                    f"{max(1, args.retime_rounds)} rounds, each after one pytorch_eager.py run over every task; "
+                    "medians over the rounds (best/PyTorch: median of the per-round ratios)",
+                    f"* OpenBLAS: {lib_text}"])
+    lines += ["| # | workload | steps | class | naive ms | best ms | speedup | PyTorch ms | best/PyTorch | OpenBLAS ms |"
+              " best vs OpenBLAS |", "|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    ratios, blas = [], []
+    for i, t in enumerate(tasks):
+        r, j = rows[i], info.get(i, {})
+        n, b, p, o, q = med(r["naive"]), med(r["best"]), med(r["torch"]), med(r["blas"]), med(r["ratio"])
+        ratios.append(q)
+        vs = o / b if o and b else None
+        blas.append(vs)
+        lines.append(f"| {i + 1} | {t['workload']} | {len(j.get('steps', []))} | {j.get('class', 'n/a')} | {ms(n)} | "
+                     f"{ms(b)} | {ratio(n / b if n and b else None)} | {ms(p)} | {ratio(q)} | {ms(o)} | "
+                     f"{ratio(vs * 100 if vs else None, '{:.1f}%')} |")
+    g, cnt = geomean(ratios)
+    gb, cb = geomean(blas)
+    below = sum(1 for q in ratios if q is not None and q < 0.8)
+    lines += ["", f"Geomean best/PyTorch **{ratio(g)}** over {cnt} tasks ({below} below 0.8x); best vs OpenBLAS "
+              f"{ratio(gb * 100 if gb else None, '{:.1f}%')} over {cb} tasks.", ""]
+    return "\n".join(lines) + "\n"
+
+
 def retime_report(args, tasks, rows):
     lines = ["", f"Back-to-back re-timing ({args.retime_rounds} rounds of pytorch_eager.py over every task, then "
              "`steptp measure` of every best program; medians over the rounds):", "",
@@ -212,8 +322,9 @@ def header(args, title, extra):
              f"* machine: {machine()}",
              f"* threads: {args.threads} (steptp's measured kernels and library baseline, and torch.set_num_threads)",
              f"* steptp: {steptp_version(args)}, commit {steptp_commit()}",
-             f"* budgets per task: {args.proposals} proposals, {args.measurements} measurements; timer {args.timer}"
-             + (f"; repeats {args.repeats}" if args.repeats else ""),
+             (f"* replayed paths (no search); repeats {args.repeats or 15}" if args.replay else
+              f"* budgets per task: {args.proposals} proposals, {args.measurements} measurements; timer {args.timer}"
+              + (f"; repeats {args.repeats}" if args.repeats else "")),
              f"* tasks: {args.tasks}" + (f" (first {args.limit})" if args.limit > 0 else "")]
     lines += extra
     if args.timer != "real":
@@ -387,6 +498,12 @@ def main():
     ap.add_argument("--search-arg", action="append", default=[],
                     help="extra argument passed to steptp search (repeatable, e.g. --search-arg=--no-baseline)")
     ap.add_argument("--verbose", action="store_true", help="show steptp search's progress on stderr")
+    ap.add_argument("--save-paths", metavar="DIR",
+                    help="default mode: store each task's result path as DIR/WORKLOAD.json (e.g. bench/paths) when "
+                         "its speedup over naive beats the stored one")
+    ap.add_argument("--replay", metavar="DIR",
+                    help="instead of searching: replay, re-verify and time every DIR/WORKLOAD.json (steptp replay "
+                         "--measure) beside PyTorch, --retime-rounds rounds")
     args = ap.parse_args()
 
     if not os.access(args.steptp, os.X_OK):
@@ -398,7 +515,11 @@ def main():
     emitted = emit_tasks(args, tasks, tasks_path)
     log(f"{len(tasks)} tasks -> {tasks_path}")
 
-    if args.algorithms:
+    if args.replay:
+        text = replay_report(args, tasks)
+        report = args.report or os.path.join(args.out, "replay_results.md")
+        failed = 0
+    elif args.algorithms:
         rows = []
         for alg in args.algorithm_list:
             for pol in args.policies:
@@ -421,6 +542,8 @@ def main():
         if args.fresh and os.path.isdir(out):
             shutil.rmtree(out)
         ok, err = run_search(args, tasks_path, args.algorithm, args.policy, out)
+        if ok and args.save_paths:
+            save_paths(args, tasks, out)
         torch_path = os.path.join(args.out, "pytorch.jsonl")
         torch_note = ""
         if args.no_pytorch:

@@ -1,5 +1,6 @@
 #include "search/search_run.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +26,7 @@
 #include "runtime/best_core.hpp"
 #include "runtime/library_baseline.hpp"
 #include "search/report.hpp"
+#include "search/step_path.hpp"
 
 namespace fs = std::filesystem;
 
@@ -220,6 +222,27 @@ ojson failed_root(const Root& root, const SearchOptions& opt, const std::string&
           {"proposals", ojson::array()}, {"transcripts", ojson::array()}};
 }
 
+/// OUT/paths/NNN-WORKLOAD.json: the step path of a root's result (search/step_path.hpp), replayable with `steptp
+/// replay`, when every step names its candidate (an llm answer whose parameters were not recovered does not).
+void write_path_file(const std::string& out_dir, std::size_t n, const ir::Task& root, const ojson& result) {
+  if (result.value("status", "") != "ok" || !result["result"].is_object()) return;
+  StepPath p;
+  p.root = root;
+  p.workload = result.value("workload", "");
+  for (const auto& st : result["result"]["path"]) {
+    if (!st["candidate"].is_string()) return;
+    p.steps.push_back({st["strategy"].get<std::string>(), st["candidate"].get<std::string>()});
+  }
+  p.meta = {{"found_by", {{"command", "steptp search"}, {"algorithm", result["algorithm"]}, {"policy", result["policy"]}}},
+            {"task_id", result["task_id"]}, {"speedup", result["result"]["speedup"]},
+            {"latency_ns", result["result"]["latency_ns"]}};
+  std::string name;
+  for (char c : p.workload) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
+  fs::create_directories(out_dir + "/paths");
+  ir::write_file_atomic(fmt::format("{}/paths/{:03d}-{}.json", out_dir, n, name.substr(0, 80)),
+                        p.to_text());
+}
+
 /// What a run shares between its roots.
 struct RunContext {
   const SearchOptions& opt;
@@ -340,6 +363,7 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
       }
     if (done.is_null()) done = search_root(rc, root, key, [&] { write_outputs(); });
     results.push_back(done["result"]);
+    if (root.task) write_path_file(opt.out_dir, results.size(), *root.task, done["result"]);
     for (const auto& p : done["proposals"]) proposals.push_back(p);
     for (const auto& t : done["transcripts"]) transcripts.push_back(t);
     write_outputs();

@@ -170,8 +170,21 @@ TEST_F(HostileCli, MissingFileCorruptModelAndUnknownStrategyCarryACode) {
        {"run " + miss, "equiv " + miss + " " + ok, "equiv " + ok + " " + miss, "lower --target c " + miss,
         "lower --target c --check " + miss, "apply --strategy loop_reorder " + miss, "measure " + miss,
         "measure " + ok + " --compare " + miss, "check " + miss, "fmt " + miss, "import-onnx " + miss,
-        "import-onnx " + dir_.string()})
+        "import-onnx " + dir_.string(), "replay " + miss})
     expect_refused(cmd, "E108");
+  // A step path that is not JSON, or whose step no longer applies (replay): S005 / S001 at the file and step.
+  std::ofstream(dir_ / "junk-path.json") << "{\"steps\": [";
+  const Result junk = run("replay " + path("junk-path.json"), dir_);
+  EXPECT_EQ(junk.rc, 2);
+  EXPECT_EQ(junk.err.rfind("steptp: error: S005 at " + path("junk-path.json") + ": not JSON (", 0), 0u) << junk.err;
+  EXPECT_EQ(lines_of(junk.err).size(), 1u) << junk.err;
+  std::ofstream(dir_ / "stale-path.json")
+      << R"({"workload": "ReLU", "params": {"batch": 2, "dim": 8}, "steps": [{"candidate": "loop_split@0/l5{outer=2}"}]})";
+  const Result stale = run("replay " + path("stale-path.json"), dir_);
+  EXPECT_EQ(stale.rc, 2);
+  EXPECT_EQ(stale.err, "steptp: error: S001 at " + path("stale-path.json") +
+                           ": steps[0] (loop_split@0/l5{outer=2}): stale site: loop_split@0/l5{outer=2} is not a site "
+                           "of this task\n");
   // The diagnostic is located at the file: the path is printed once.
   EXPECT_EQ(run("run " + miss, dir_).err,
             "steptp: error: LEIR-E108 at " + miss + ": cannot read file: No such file or directory\n");

@@ -94,10 +94,19 @@ TEST(SearchCliSlow, SameSeedGivesByteIdenticalOutputs) {
     EXPECT_EQ(slurp(d + "/a/" + f), slurp(d + "/b/" + f)) << f;
   const auto results = jsonl(d + "/a/results.jsonl");
   ASSERT_EQ(results.size(), kWorkloads.size());
-  for (const auto& r : results) {
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
     EXPECT_EQ(r["status"], "ok");
     const auto& b = r["budget"];
     EXPECT_TRUE(b["proposals"]["used"] == 10 || b["measurements"]["used"] == 5) << b.dump();
+    // OUT/paths/NNN-WORKLOAD.json replays (`steptp replay`) to the very program the search reported
+    char name[512];
+    std::snprintf(name, sizeof name, "/paths/%03zu-%s.json", i + 1, kWorkloads[i].c_str());
+    EXPECT_EQ(slurp(d + "/a" + name), slurp(d + "/b" + name)) << name;
+    const std::string replayed = d + "/replayed-" + std::to_string(i) + ".json";
+    ASSERT_EQ(run_cli({"replay", d + "/a" + name, "--no-strict-equivalence", "-o", replayed}, d), 0)
+        << slurp(d + "/log.txt");
+    EXPECT_EQ(ojson::parse(slurp(replayed))["leir"], r["result"]["leir"]) << name;
   }
   // a rerun into the same directory takes every task from the search_results cache and writes the same bytes
   const std::string before = slurp(d + "/a/results.jsonl");

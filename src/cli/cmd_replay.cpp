@@ -1,0 +1,121 @@
+// `steptp replay PATH.json [--measure] [--repeats N] [--threads T] [--no-baseline] [-o FINAL.json]`: rebuilds the
+// program of a step path file (search/step_path.hpp) by applying its candidates in order, re-verifies the result
+// against the root with the search's equivalence gate (S5 on stream "search-equiv", then the strict stage;
+// eval/grader.hpp) and, with --measure, times root and result paired (ABBA, as the search does) beside the library
+// baseline (at OpenBLAS's best core, runtime/best_core.hpp). Prints one JSON object on stdout.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "base/text.hpp"
+#include "cli/command.hpp"
+#include "eval/grader.hpp"
+#include "ir/printer.hpp"
+#include "runtime/best_core.hpp"
+#include "search/step_path.hpp"
+#include "step/config.hpp"
+#include "step/timing.hpp"
+
+namespace steptp::cli {
+namespace {
+
+using core::ojson;
+
+struct ReplayOpts {
+  std::string file, out;
+  bool measure = false, baseline = true, strict = true;
+  int repeats = 15, threads = 1;
+};
+
+/// The search's gate for the replayed program against its root (DATASET.md §9.1): equivalence always, the paired
+/// measurement only with --measure.
+eval::ProgramGrade grade_path(const ReplayOpts& o, const search::StepPath& p, const ir::Task& parent,
+                              const ir::Task& after, dataset::Timer* timer) {
+  eval::GradeConfig gc;
+  gc.master_seed = dataset::GenConfig{}.master_seed;
+  gc.measure = o.measure;
+  gc.equiv_stream = "search-equiv";
+  gc.recheck_faster = false;
+  gc.strict.enabled = o.strict;
+  eval::Grader grader(gc, timer, nullptr);
+  eval::TaskContext root_ctx(p.root), parent_ctx(parent);
+  const std::string strategy = p.steps.empty() ? "" : p.steps.back().strategy;
+  return grader.grade(parent_ctx, root_ctx, {strategy, ir::print_program(after.program)});
+}
+
+int run_replay(const ReplayOpts& o) {
+  const search::StepPath p = search::read_step_path(o.file);
+  const auto steps = search::replay_steps(p, o.file);
+  ojson out{{"path", o.file}, {"workload", p.workload}, {"params", p.params}, {"steps", ojson::array()}};
+  for (std::size_t k = 0; k < steps.size(); ++k)
+    out["steps"].push_back({{"strategy", p.steps[k].strategy}, {"candidate", p.steps[k].candidate},
+                            {"class", std::string(1, steps[k].cls)}});
+  out["class"] = std::string(1, search::path_class(steps));
+  const ir::Task& after = steps.empty() ? p.root : steps.back().after;
+  out["leir"] = ir::print_program(after.program);
+  if (!o.out.empty()) ir::write_file_atomic(o.out, ir::task_to_json(after) + "\n");
+  if (steps.empty()) {
+    std::cout << core::dump_py(out) << "\n";
+    return 0;
+  }
+  dataset::GenConfig gen;
+  gen.repeats = o.repeats;
+  gen.threads = o.threads;
+  std::unique_ptr<dataset::Timer> timer;
+  if (o.measure) timer = std::make_unique<dataset::Timer>(gen, nullptr);
+  std::cerr << "replay: " << core::terminal_safe(p.workload) << ": " << steps.size() << " step(s) applied; verifying"
+            << (o.measure ? " and timing" : "") << " against the root\n";
+  const ir::Task& parent = steps.size() > 1 ? steps[steps.size() - 2].after : p.root;
+  const eval::ProgramGrade g = grade_path(o, p, parent, after, timer.get());
+  out["equivalent"] = g.equivalent;
+  out["grade"] = g.to_json();
+  bool ok = g.equivalent;
+  if (o.measure) {
+    ok = ok && g.measurement.is_object();
+    if (g.measurement.is_object()) {
+      const ojson& m = g.measurement;
+      out["root_ns"] = m["before"]["median_ns"];
+      out["result_ns"] = m["after"]["median_ns"];
+      out["speedup"] = m["speedup"];
+      out["noisy"] = m["noisy"];
+    }
+    if (o.baseline) {
+      out["baseline"] = runtime::time_library_baseline_best(p.workload, p.root, o.repeats, o.threads);
+      out["library"] = runtime::baseline_library();
+      const ojson& b = out["baseline"];
+      if (b.is_object() && b.contains("median_ns") && out.contains("result_ns") && out["result_ns"].is_number())
+        out["speedup_vs_baseline"] = b["median_ns"].get<double>() / out["result_ns"].get<double>();
+    }
+  }
+  std::cout << core::dump_py(out) << "\n";
+  if (!g.equivalent)
+    std::cerr << "steptp: replay: the result is not equivalent to the root: " << g.reason << " "
+              << core::terminal_safe(g.detail) << "\n";
+  return ok ? 0 : 1;
+}
+
+const CommandRegistrar reg("47-replay", [](CLI::App& app) -> RunFn {
+  auto o = std::make_shared<ReplayOpts>();
+  auto* c = app.add_subcommand("replay", "Rebuild a step path's program (a root and candidate ids, as `search` writes "
+                                         "to OUT/paths/), re-verify it against the root and optionally time it");
+  c->footer("Path file: {\"workload\": NAME, \"params\": {...}, \"dtype\": \"f32\"} or {\"task\": {...}}, and "
+            "\"steps\": [{\"strategy\": S, \"candidate\": ID}, ...] (docs/commands.md, replay).\n"
+            "Exit status: 0 replayed and equivalent (and timed, with --measure); 1 not equivalent, or the "
+            "timing failed; 2 bad input (S005 a bad path file, S001/S002/S004 a step that does not apply, LEIR-E "
+            "codes of the root, E109 an unknown workload).");
+  c->add_option("path", o->file, "step path file (JSON object)")->required();
+  c->add_flag("--measure", o->measure, "time the root and the result paired (ABBA), and the library baseline");
+  c->add_option("--repeats", o->repeats, "timing repeats")->capture_default_str()->check(CLI::Range(1, 100000));
+  c->add_option("--threads", o->threads, "threads of the kernels and of the library baseline")
+      ->capture_default_str()->check(CLI::Range(1, 4096));
+  c->add_flag("!--no-baseline", o->baseline, "--measure: do not time the library baseline");
+  c->add_flag("!--no-strict-equivalence", o->strict,
+              "only S5's draws (3 normal, 1 uniform), not the strict stage's wide and literal-directed ones");
+  c->add_option("-o,--output", o->out, "write the resulting task here (atomically; never replaces a link, FIFO or "
+                                       "device: E115)");
+  return [o] { return run_replay(*o); };
+});
+
+}  // namespace
+}  // namespace steptp::cli
