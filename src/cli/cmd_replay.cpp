@@ -12,7 +12,9 @@
 #include "cli/command.hpp"
 #include "eval/grader.hpp"
 #include "ir/printer.hpp"
+#include "ir/canon.hpp"
 #include "runtime/best_core.hpp"
+#include "runtime/measure.hpp"
 #include "search/step_path.hpp"
 #include "step/config.hpp"
 #include "step/timing.hpp"
@@ -55,10 +57,6 @@ int run_replay(const ReplayOpts& o) {
   const ir::Task& after = steps.empty() ? p.root : steps.back().after;
   out["leir"] = ir::print_program(after.program);
   if (!o.out.empty()) ir::write_file_atomic(o.out, ir::task_to_json(after) + "\n");
-  if (steps.empty()) {
-    std::cout << core::dump_py(out) << "\n";
-    return 0;
-  }
   dataset::GenConfig gen;
   gen.repeats = o.repeats;
   gen.threads = o.threads;
@@ -66,13 +64,29 @@ int run_replay(const ReplayOpts& o) {
   if (o.measure) timer = std::make_unique<dataset::Timer>(gen, nullptr);
   std::cerr << "replay: " << core::terminal_safe(p.workload) << ": " << steps.size() << " step(s) applied; verifying"
             << (o.measure ? " and timing" : "") << " against the root\n";
-  const ir::Task& parent = steps.size() > 1 ? steps[steps.size() - 2].after : p.root;
-  const eval::ProgramGrade g = grade_path(o, p, parent, after, timer.get());
+  eval::ProgramGrade g;
+  if (steps.empty()) {  // the root itself: nothing to verify; --measure times it against itself
+    g.equivalent = true;
+    if (timer) {
+      const dataset::TimedProgram tr{&p.root, core::prog_key(p.root, runtime::CompileOptions{}.flags)};
+      try {
+        g.measurement = timer->measure(tr, tr, nullptr);
+      } catch (const std::exception& e) {
+        g.detail = e.what();
+      }
+    }
+  } else {
+    const ir::Task& parent = steps.size() > 1 ? steps[steps.size() - 2].after : p.root;
+    g = grade_path(o, p, parent, after, timer.get());
+    out["grade"] = g.to_json();
+    if (!o.measure && g.reason == "not_measured")  // the faster gate was not asked for
+      for (const char* k : {"faster", "failed_gate", "reason"}) out["grade"].erase(k);
+  }
   out["equivalent"] = g.equivalent;
-  out["grade"] = g.to_json();
   bool ok = g.equivalent;
   if (o.measure) {
     ok = ok && g.measurement.is_object();
+    if (!g.measurement.is_object() && !g.detail.empty()) out["measure_error"] = g.detail;
     if (g.measurement.is_object()) {
       const ojson& m = g.measurement;
       out["root_ns"] = m["before"]["median_ns"];
@@ -103,7 +117,7 @@ const CommandRegistrar reg("47-replay", [](CLI::App& app) -> RunFn {
             "\"steps\": [{\"strategy\": S, \"candidate\": ID}, ...] (docs/commands.md, replay).\n"
             "Exit status: 0 replayed and equivalent (and timed, with --measure); 1 not equivalent, or the "
             "timing failed; 2 bad input (S005 a bad path file, S001/S002/S004 a step that does not apply, LEIR-E "
-            "codes of the root, E109 an unknown workload).");
+            "codes of the root, E109 an unknown workload, E115/E116 the -o path); 70 an internal error.");
   c->add_option("path", o->file, "step path file (JSON object)")->required();
   c->add_flag("--measure", o->measure, "time the root and the result paired (ABBA), and the library baseline");
   c->add_option("--repeats", o->repeats, "timing repeats")->capture_default_str()->check(CLI::Range(1, 100000));
@@ -112,8 +126,8 @@ const CommandRegistrar reg("47-replay", [](CLI::App& app) -> RunFn {
   c->add_flag("!--no-baseline", o->baseline, "--measure: do not time the library baseline");
   c->add_flag("!--no-strict-equivalence", o->strict,
               "only S5's draws (3 normal, 1 uniform), not the strict stage's wide and literal-directed ones");
-  c->add_option("-o,--output", o->out, "write the resulting task here (atomically; never replaces a link, FIFO or "
-                                       "device: E115)");
+  c->add_option("-o,--output", o->out, "write the resulting task here (atomically; never replaces a link, FIFO, "
+                                       "directory or device: E115)");
   return [o] { return run_replay(*o); };
 });
 

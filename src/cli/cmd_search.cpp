@@ -33,7 +33,8 @@ void print_summary(const search::ojson& s, const std::string& out) {
   std::cout << fmt::format("budget use: proposals {}, measurements {}\n", rate(s["mean_budget_use"]["proposals"]),
                            rate(s["mean_budget_use"]["measurements"]));
   std::cout << "results: " << out << "/results.jsonl, summary: " << out << "/summary.md (and summary.json), proposals: "
-            << out << "/proposals.jsonl, transcripts: " << out << "/transcripts.jsonl\n";
+            << out << "/proposals.jsonl, transcripts: " << out << "/transcripts.jsonl, replayable paths: " << out
+            << "/paths/\n";
 }
 
 const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {

@@ -27,8 +27,9 @@ std::string string_member(const ojson& j, const char* name, const std::string& w
 
 /// The root: a catalogue workload at `params` and `dtype`, or an explicit task.
 void read_root(const ojson& j, const std::string& where, StepPath& p) {
-  const bool by_name = j.contains("workload") && !j.contains("task");
-  if (j.contains("task") == by_name) bad(where, "", "give the root as \"workload\" (with \"params\") or as \"task\"");
+  const bool by_name = j.contains("workload");
+  if (j.contains("task") == by_name)
+    bad(where, "", "give the root as \"workload\" (with \"params\") or as \"task\", not both");
   if (by_name) {
     p.workload = string_member(j, "workload", where);
     const frontend::Workload& w = frontend::find_workload_or_throw(p.workload);  // E109 at the name
@@ -52,8 +53,16 @@ void read_root(const ojson& j, const std::string& where, StepPath& p) {
     }
   } else {
     if (!j["task"].is_object()) bad(where, "task", "not a task object (LEIR.md §2)");
-    p.root = ir::parse_task(j["task"].dump());
+    try {
+      p.root = ir::parse_task(j["task"].dump());
+      ir::validate_or_throw(p.root);
+    } catch (const ir::LeirError& e) {  // the task's own code, located in the file
+      throw StepPathError(e.id(), e.message() + " (task, at " + e.where().path +
+                                      (e.where().offset ? " offset " + std::to_string(e.where().offset) : "") + ")",
+                          where);
+    }
     p.workload = p.root.workload;
+    return;
   }
   ir::validate_or_throw(p.root);
 }
@@ -148,7 +157,9 @@ std::vector<ReplayedStep> replay_steps(const StepPath& p, const std::string& whe
       strategy::Applied a = strategy::locked_apply(s, *cur, *c);
       out.push_back({std::move(a.task), strategy::exactness_letter(a.cls)});
     } catch (const strategy::StrategyError& e) {
-      throw StepPathError(e.id(), e.what(), at);
+      std::string msg = e.what();
+      if (msg.rfind(e.code() + " ", 0) == 0) msg.erase(0, e.code().size() + 1);  // S004's text names its code
+      throw StepPathError(e.id(), msg, at);
     }
     cur = &out.back().after;
   }

@@ -79,7 +79,7 @@ TEST(StepPath, TaskRootAndTextRoundTrip) {
 TEST(StepPath, BadFilesAreNamedByCodeAndLocation) {
   EXPECT_EQ(error_of(ojson::array()), "S005 at p.json: not a JSON object");
   EXPECT_EQ(error_of({{"steps", ojson::array()}}),
-            "S005 at p.json: give the root as \"workload\" (with \"params\") or as \"task\"");
+            "S005 at p.json: give the root as \"workload\" (with \"params\") or as \"task\", not both");
   EXPECT_EQ(error_of({{"workload", "Square_matrix_multiplication"}}), "S005 at p.json: steps: missing, or not an array");
   EXPECT_EQ(error_of(gemm_path({{{"candidate", 3}}})), "S005 at p.json: steps[0]: candidate: missing, or not a string");
   ojson bad_param = gemm_path(ojson::array());
@@ -93,6 +93,16 @@ TEST(StepPath, BadFilesAreNamedByCodeAndLocation) {
   EXPECT_EQ(error_of(gemm_path({{{"strategy", "loop_split"}, {"candidate", "loop_reorder@0{p=1,q=2}"}}})),
             "S005 at p.json: steps[0] (loop_reorder@0{p=1,q=2}): \"strategy\" loop_split is not the candidate's "
             "strategy");
+  ojson both = gemm_path(ojson::array());
+  both["task"] = ojson::object();
+  EXPECT_EQ(error_of(both),
+            "S005 at p.json: give the root as \"workload\" (with \"params\") or as \"task\", not both");
+  // an embedded task's own error keeps its code and is located in the file
+  EXPECT_EQ(error_of({{"task", ojson::object()}, {"steps", ojson::array()}}),
+            "E101 at p.json: missing members \"workload\", \"suite\", \"known\", \"leir\" (task, at $)");
+  EXPECT_EQ(error_of(gemm_path({{{"candidate", "no_such_strategy@0{p=1}"}}})),
+            "S004 at p.json: steps[0] (no_such_strategy@0{p=1}): unknown strategy 'no_such_strategy' (see `steptp "
+            "strategies list`)");
   EXPECT_EQ(error_of({{"workload", "NoSuchWorkload"}, {"steps", ojson::array()}}),
             "LEIR-E109 at NoSuchWorkload: unknown workload (see `steptp workloads list`)");
 }
