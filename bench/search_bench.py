@@ -152,8 +152,10 @@ def retime(args, tasks, emitted, results, out_dir):
     return {i: tuple(statistics.median(x) for x in v) for i, v in samples.items() if v[2]}
 
 
-def path_name(workload):
-    return "".join(c if c.isalnum() or c in "_-" else "_" for c in workload)[:80] + ".json"
+def path_name(task):
+    """A task's stored path file: its "path" member (two shapes of one workload), else its workload."""
+    name = task.get("path") or task["workload"]
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:80] + ".json"
 
 
 def save_paths(args, tasks, search_dir):
@@ -169,7 +171,7 @@ def save_paths(args, tasks, search_dir):
             continue
         with open(os.path.join(search_dir, "paths", found[0])) as f:
             sp = json.load(f)
-        dest = os.path.join(args.save_paths, path_name(t["workload"]))
+        dest = os.path.join(args.save_paths, path_name(t))
         old = None
         if os.path.exists(dest):
             with open(dest) as f:
@@ -202,11 +204,11 @@ def replay_report(args, tasks):
         ok, err = run_pytorch(args, torch_out)
         torch_by = {(r["workload"], json.dumps(r["params"], sort_keys=True)): r for r in read_jsonl(torch_out)}
         for i, t in enumerate(tasks):
-            path = os.path.join(args.replay, path_name(t["workload"]))
+            path = os.path.join(args.replay, path_name(t))
             if not os.path.exists(path):
                 continue
             cmd = [args.steptp, "replay", path, "--measure", "--repeats", str(args.repeats or 15), "--threads",
-                   str(args.threads)]
+                   str(args.threads)] + args.replay_arg
             m = subprocess.run(cmd, capture_output=True, text=True)
             try:
                 j = json.loads(m.stdout)
@@ -235,7 +237,13 @@ def replay_report(args, tasks):
                    [f"* paths: {args.replay}; `steptp replay PATH --measure --repeats {args.repeats or 15}` per task, "
                     f"{max(1, args.retime_rounds)} rounds, each after one pytorch_eager.py run over every task; "
                     "medians over the rounds (best/PyTorch: median of the per-round ratios)",
-                    f"* OpenBLAS: {lib_text}"])
+                    f"* OpenBLAS: {lib_text}",
+                    "* steptp kernels: " + ("FMA contraction (`-ffp-contract=fast`, replay's default), "
+                                            if any(j.get("fp_contract") for j in info.values())
+                                            else "no contraction (`-ffp-contract=off`), ")
+                    + "each result also checked compiled against the interpreter (`lowering_check`): "
+                    + (", ".join(f"{tasks[i]['workload']} failed" for i, j in info.items()
+                                 if not (j.get("lowering_check") or {}).get("ok")) or "all ok")])
     lines += ["| # | workload | steps | class | naive ms | best ms | speedup | PyTorch ms | best/PyTorch | OpenBLAS ms |"
               " best vs OpenBLAS |", "|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     ratios, blas = [], []
@@ -495,6 +503,8 @@ def main():
     ap.add_argument("--retime-rounds", type=int, default=3,
                     help="back-to-back re-timing rounds of each best program and PyTorch (0 = off; default 3)")
     ap.add_argument("--fresh", action="store_true", help="delete each search OUT first (else a rerun resumes)")
+    ap.add_argument("--replay-arg", action="append", default=[],
+                    help="extra argument passed to steptp replay (repeatable, e.g. --replay-arg=--fp-contract=off)")
     ap.add_argument("--search-arg", action="append", default=[],
                     help="extra argument passed to steptp search (repeatable, e.g. --search-arg=--no-baseline)")
     ap.add_argument("--verbose", action="store_true", help="show steptp search's progress on stderr")

@@ -1,4 +1,4 @@
-// `steptp replay PATH.json [--measure] [--repeats N] [--threads T] [--no-baseline] [-o FINAL.json]`: rebuilds the
+// `steptp replay PATH.json [--measure] [--repeats N] [--threads T] [--fp-contract on|off] [--no-baseline] [-o FINAL.json]`: rebuilds the
 // program of a step path file (search/step_path.hpp) by applying its candidates in order, re-verifies the result
 // against the root with the search's equivalence gate (S5 on stream "search-equiv", then the strict stage;
 // eval/grader.hpp) and, with --measure, times root and result paired (ABBA, as the search does) beside the library
@@ -14,6 +14,7 @@
 #include "ir/printer.hpp"
 #include "ir/canon.hpp"
 #include "runtime/best_core.hpp"
+#include "runtime/lower_check.hpp"
 #include "runtime/measure.hpp"
 #include "search/step_path.hpp"
 #include "step/config.hpp"
@@ -28,6 +29,7 @@ struct ReplayOpts {
   std::string file, out;
   bool measure = false, baseline = true, strict = true;
   int repeats = 15, threads = 1;
+  bool fp_contract = true;
 };
 
 /// The search's gate for the replayed program against its root (DATASET.md §9.1): equivalence always, the paired
@@ -46,6 +48,17 @@ eval::ProgramGrade grade_path(const ReplayOpts& o, const search::StepPath& p, co
   return grader.grade(parent_ctx, root_ctx, {strategy, ir::print_program(after.program)});
 }
 
+/// The timed kernel (compiled with the timing's flags, contracted or not) against the typed interpreter on one
+/// seeded draw (runtime::check_lowering): contraction must stay within the dtype's tolerance.
+ojson check_compiled(const ir::Task& after, const ReplayOpts& o) {
+  runtime::LowerCheckOptions lo;
+  lo.seeds = {0};
+  lo.compile = runtime::kernel_compile_options(o.fp_contract);
+  std::cerr << "replay: checking the compiled result against the interpreter\n";
+  const runtime::LowerCheckResult r = runtime::check_lowering(after, runtime::LowerTarget::C, lo);
+  return ojson::parse(r.to_json());
+}
+
 int run_replay(const ReplayOpts& o) {
   const search::StepPath p = search::read_step_path(o.file);
   const auto steps = search::replay_steps(p, o.file);
@@ -60,6 +73,7 @@ int run_replay(const ReplayOpts& o) {
   dataset::GenConfig gen;
   gen.repeats = o.repeats;
   gen.threads = o.threads;
+  gen.fp_contract = o.fp_contract;
   std::unique_ptr<dataset::Timer> timer;
   if (o.measure) timer = std::make_unique<dataset::Timer>(gen, nullptr);
   std::cerr << "replay: " << core::terminal_safe(p.workload) << ": " << steps.size() << " step(s) applied; verifying"
@@ -68,7 +82,7 @@ int run_replay(const ReplayOpts& o) {
   if (steps.empty()) {  // the root itself: nothing to verify; --measure times it against itself
     g.equivalent = true;
     if (timer) {
-      const dataset::TimedProgram tr{&p.root, core::prog_key(p.root, runtime::CompileOptions{}.flags)};
+      const dataset::TimedProgram tr{&p.root, core::prog_key(p.root, timer->compile_flags())};
       try {
         g.measurement = timer->measure(tr, tr, nullptr);
       } catch (const std::exception& e) {
@@ -93,6 +107,11 @@ int run_replay(const ReplayOpts& o) {
       out["result_ns"] = m["after"]["median_ns"];
       out["speedup"] = m["speedup"];
       out["noisy"] = m["noisy"];
+    }
+    out["fp_contract"] = o.fp_contract;
+    if (g.equivalent) {
+      out["lowering_check"] = check_compiled(after, o);
+      ok = ok && out["lowering_check"]["ok"].get<bool>();
     }
     if (o.baseline) {
       out["baseline"] = runtime::time_library_baseline_best(p.workload, p.root, o.repeats, o.threads);
@@ -123,6 +142,10 @@ const CommandRegistrar reg("47-replay", [](CLI::App& app) -> RunFn {
   c->add_option("--repeats", o->repeats, "timing repeats")->capture_default_str()->check(CLI::Range(1, 100000));
   c->add_option("--threads", o->threads, "threads of the kernels and of the library baseline")
       ->capture_default_str()->check(CLI::Range(1, 4096));
+  c->add_option("--fp-contract", o->fp_contract,
+                "--measure: compile the kernels with fused multiply-add contraction, as `search` does by default; "
+                "the result is then also checked compiled against the interpreter: on or off")
+      ->capture_default_str();
   c->add_flag("!--no-baseline", o->baseline, "--measure: do not time the library baseline");
   c->add_flag("!--no-strict-equivalence", o->strict,
               "only S5's draws (3 normal, 1 uniform), not the strict stage's wide and literal-directed ones");

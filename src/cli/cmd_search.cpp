@@ -101,6 +101,10 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
   c->add_option("--repeats", o->repeats, "timing repeats (default: the dataset's, else 15)");
   c->add_option("--threads", o->threads, "threads of the measured kernels and of the library baseline")
       ->capture_default_str()->check(CLI::Range(1, 4096));
+  c->add_option("--fp-contract", o->fp_contract,
+                "compile the measured kernels with fused multiply-add contraction (one rounding per a*b+c, as the "
+                "libraries' kernels; within the f32/f64 tolerance): on or off")
+      ->capture_default_str();
   auto no_baseline = std::make_shared<bool>(false);
   c->add_flag("--no-baseline", *no_baseline, "do not time the library (CBLAS) baseline");
   c->add_option("--suspicious-speedup", o->grade.suspicious_speedup,

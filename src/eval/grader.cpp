@@ -165,7 +165,7 @@ dataset::StrictOutcome Grader::strict_stage(TaskContext& root, const ir::Task& a
 }
 
 void Grader::measure(TaskContext& ctx, const ir::Task& after, ProgramGrade& g) {
-  const std::string flags = runtime::CompileOptions{}.flags;
+  const std::string flags = timer_->compile_flags();
   const dataset::TimedProgram tb{&ctx.before(), core::prog_key(ctx.before(), flags)};
   const dataset::TimedProgram ta{&after, core::prog_key(after, flags)};
   try {
@@ -224,7 +224,7 @@ ojson Grader::recheck(TaskContext& root, const ir::Task& after, const std::strin
     rc["detail"] = "no timer to re-measure with";
     return rc;
   }
-  const std::string flags = runtime::CompileOptions{}.flags;
+  const std::string flags = recheck_timer_->compile_flags();
   const dataset::TimedProgram tb{&root.before(), core::prog_key(root.before(), flags)};
   const dataset::TimedProgram ta{&after, core::prog_key(after, flags)};
   try {  // reversed order: after is timed as the "before" of the pair

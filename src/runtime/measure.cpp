@@ -13,6 +13,15 @@
 
 namespace steptp::runtime {
 
+CompileOptions kernel_compile_options(bool fp_contract) {
+  CompileOptions o;
+  if (fp_contract) {
+    const std::string off = "-ffp-contract=off";
+    o.flags.replace(o.flags.find(off), off.size(), "-ffp-contract=fast");
+  }
+  return o;
+}
+
 Compiled compile_c(const std::string& code, const CompileOptions& opt) {
   const std::string cxx = cxx_command(opt);
   return compile_cached(code, cxx, opt.flags, ".cpp", ".so", opt.cache_dir, fast_link_flags(cxx));

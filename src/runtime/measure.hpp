@@ -34,6 +34,13 @@ struct CompileOptions {
   std::string cache_dir;           // "" = $STEPTP_CACHE or ~/.cache/steptp/so
 };
 
+/// The kernel compile options, with fused multiply-add contraction when `fp_contract` (-ffp-contract=fast in place
+/// of -ffp-contract=off): a*b+c rounds once, as the libraries' FMA kernels do. The result then differs from the
+/// typed interpreter by at most one rounding per contracted operation, within the f32/f64 tolerance of LEIR.md §11
+/// step 4 (integer code is unaffected); `search` and `replay` contract by default, the dataset never (DATASET.md
+/// §2.6: class E compares before and after bit for bit).
+CompileOptions kernel_compile_options(bool fp_contract);
+
 /// A compiled shared object (cached on disk, keyed by a hash of code + compiler + flags).
 struct Compiled {
   std::string so_path;

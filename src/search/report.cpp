@@ -50,6 +50,7 @@ ojson task_result(Search& s, const std::string& task_id, const std::string& work
   r["workload"] = workload;
   r["algorithm"] = s.config().algorithm;
   r["policy"] = policy;
+  r["fp_contract"] = timer.fp_contract();
   r["status"] = "ok";
   r["error"] = nullptr;
   // best: the fastest non-noisy node faster than the root; suspicious ones must pass the re-check. When none is,
@@ -89,7 +90,7 @@ ojson task_result(Search& s, const std::string& task_id, const std::string& work
       }
   if (ref > 0) root_lat = latency_of(s.nodes()[ref].measurement["before"]);
   else {
-    const std::string flags = runtime::CompileOptions{}.flags;
+    const std::string flags = timer.compile_flags();
     const dataset::TimedProgram tr{&s.root().before(), core::prog_key(s.root().before(), flags)};
     try {
       root_lat = latency_of(timer.measure(tr, tr, nullptr)["before"]);

@@ -178,7 +178,7 @@ void validate_options(const SearchOptions& opt) {
 }
 
 /// The measurement configuration: the dataset's generator configuration (when the roots come from one) with the
-/// search's timer, repeats and threads. Also fills in the seeds `opt` leaves at 0.
+/// search's timer, repeats, threads and contraction. Also fills in the seeds `opt` leaves at 0.
 dataset::GenConfig measurement_config(SearchOptions& opt, const ojson& manifest) {
   dataset::GenConfig gen;
   if (manifest.is_object() && manifest.contains("config")) gen = dataset::GenConfig::from_json(manifest["config"]["gen"]);
@@ -186,6 +186,7 @@ dataset::GenConfig measurement_config(SearchOptions& opt, const ojson& manifest)
   gen.measure = true;
   if (opt.repeats > 0) gen.repeats = opt.repeats;
   gen.threads = opt.threads;
+  gen.fp_contract = opt.fp_contract;
   if (opt.search.seed == 0) opt.search.seed = gen.master_seed;
   if (opt.policy.seed == 0) opt.policy.seed = opt.search.seed;
   opt.policy.threads = opt.threads;
@@ -233,7 +234,8 @@ void write_path_file(const std::string& out_dir, std::size_t n, const ir::Task& 
     if (!st["candidate"].is_string()) return;
     p.steps.push_back({st["strategy"].get<std::string>(), st["candidate"].get<std::string>()});
   }
-  p.meta = {{"found_by", {{"command", "steptp search"}, {"algorithm", result["algorithm"]}, {"policy", result["policy"]}}},
+  p.meta = {{"found_by", {{"command", "steptp search"}, {"algorithm", result["algorithm"]}, {"policy", result["policy"]},
+                          {"fp_contract", result.value("fp_contract", false)}}},
             {"task_id", result["task_id"]}, {"speedup", result["result"]["speedup"]},
             {"latency_ns", result["result"]["latency_ns"]}};
   std::string name;
@@ -346,6 +348,7 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
     ir::write_file_atomic(opt.out_dir + "/transcripts.jsonl", lines(transcripts));
     ojson summary = summarize(results, opt.search, opt.policy.name);
     if (opt.baseline) summary["library_baseline"] = runtime::baseline_library();
+    summary["kernel_flags"] = timer.compile_flags();
     ir::write_file_atomic(opt.out_dir + "/summary.json", core::dump_py(summary) + "\n");
     ir::write_file_atomic(opt.out_dir + "/summary.md", summary_markdown(summary, results));
     return summary;

@@ -55,6 +55,7 @@ struct SearchOptions {
   std::string timer = "real";         // real | fixed (deterministic latency model, for tests)
   int repeats = 0;                    // timing repeats (0 = the dataset's, else 15)
   int threads = 1;                    // kernel threads (OMP) for the measured programs and the baseline
+  bool fp_contract = true;            // measured kernels compiled with FMA contraction (runtime::kernel_compile_options)
   bool baseline = true;               // time the library baseline where one exists (CBLAS builds)
   std::string cache_path;             // "" = OUT/cache.sqlite
   bool progress = true;

@@ -32,6 +32,7 @@ ojson GenConfig::to_json() const {
   if (state_sampling != "candidates") j["state_sampling"] = state_sampling;
   if (cover_units != 1) j["cover_units"] = cover_units;
   if (!tokenizer.empty()) j["tokenizer"] = tokenizer;  // likewise (DATASET.md §4 "Token counts")
+  if (fp_contract) j["fp_contract"] = true;
   return j;
 }
 
@@ -41,7 +42,7 @@ GenConfig GenConfig::from_json(const ojson& j) {
 #define X(f) #f,
       GEN_FIELDS(X)
 #undef X
-      "root_candidates", "state_sampling", "cover_units", "tokenizer",
+      "root_candidates", "state_sampling", "cover_units", "tokenizer", "fp_contract",
   };
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key())) throw std::invalid_argument("unknown generation option '" + it.key() + "'");
@@ -53,6 +54,7 @@ GenConfig GenConfig::from_json(const ojson& j) {
   if (j.contains("tokenizer")) j.at("tokenizer").get_to(c.tokenizer);
   if (j.contains("state_sampling")) j.at("state_sampling").get_to(c.state_sampling);
   if (j.contains("cover_units")) j.at("cover_units").get_to(c.cover_units);
+  if (j.contains("fp_contract")) j.at("fp_contract").get_to(c.fp_contract);
   if (c.state_sampling != "candidates" && c.state_sampling != "strategies")
     throw std::invalid_argument("state_sampling must be \"candidates\" or \"strategies\", not \"" + c.state_sampling + "\"");
   return c;

@@ -71,6 +71,8 @@ struct GenConfig {
                                            // ± 1.57·IQR/sqrt(n), is wider than ± this (relative) and contains
                                            // 0.95 or 1.05 (timing.cpp noisy_pair)
   bool cold_cache = false;                 // flush 2 x LLC before every batch (number = 1)
+  bool fp_contract = false;                // kernels timed with FMA contraction (runtime::kernel_compile_options);
+                                           // search/replay only: a dataset keeps it off (DATASET.md §2.6)
   int measure_sessions = 3;                // child processes the repeats are split over (averages per-process
                                            // effects such as physical page placement, and one outlying process
                                            // holds a third of the rounds, not half; bench/RESULTS.md)

@@ -33,7 +33,7 @@ std::string env_fingerprint(const GenConfig& cfg) {
     }
   utsname u{};
   uname(&u);
-  runtime::CompileOptions co;
+  const runtime::CompileOptions co = runtime::kernel_compile_options(cfg.fp_contract);
   std::string s = H({cpu, std::to_string(std::thread::hardware_concurrency()), std::to_string(cfg.threads), co.cxx,
                      co.flags, u.release, kSteptpVersion});
   return s.substr(0, 16);
@@ -130,11 +130,15 @@ ojson Timer::measure_fixed(const TimedProgram& before, const TimedProgram& after
     return ojson{{"median_ns", ns}, {"q1_ns", ns}, {"q3_ns", ns}, {"iqr_ns", 0}, {"repeats", cfg_.repeats}, {"number", 1}};
   };
   const double sp = a > 0 ? double(b) / double(a) : 0.0;
-  return {{"before", lat(b)}, {"after", lat(a)}, {"speedup", sp}, {"speedup_q1", sp}, {"speedup_q3", sp},
+  ojson m = {{"before", lat(b)}, {"after", lat(a)}, {"speedup", sp}, {"speedup_q1", sp}, {"speedup_q3", sp},
           {"speedup_vs_root", a > 0 ? double(r) / double(a) : 0.0}, {"noisy", false}, {"redone", false},
           {"sessions", cfg_.measure_sessions}, {"order", "ABBA"}, {"threads", cfg_.threads},
           {"cache", cfg_.cold_cache ? "cold" : "warm"}, {"env", env_}};
+  if (cfg_.fp_contract) m["fp_contract"] = true;
+  return m;
 }
+
+std::string Timer::compile_flags() const { return runtime::kernel_compile_options(cfg_.fp_contract).flags; }
 
 std::shared_ptr<const runtime::StagedInputs> Timer::staged_inputs(const TimedProgram& before) {
   std::lock_guard<std::mutex> lock(staged_mu_);
@@ -157,7 +161,7 @@ void Timer::measure_real(const TimedProgram& before, const std::vector<TimedProg
   std::sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
     return afters[a].prog_key != afters[b].prog_key ? afters[a].prog_key < afters[b].prog_key : a < b;
   });
-  runtime::CompileOptions co;
+  const runtime::CompileOptions co = runtime::kernel_compile_options(cfg_.fp_contract);
   auto compile = [&](const ir::Task& t) { return runtime::compile_c(lower::lower_c(t), co).so_path; };
   // Kernels of the child: [root], before, then the afters that compiled. Compiling happens outside the gate.
   std::vector<std::string> head;
@@ -250,6 +254,7 @@ void Timer::measure_real(const TimedProgram& before, const std::vector<TimedProg
                               {"noisy", noisy_pair(q, n, cfg_.noise_limit)}, {"redone", redone},
                               {"sessions", ss.size()}, {"order", "ABBA"}, {"threads", cfg_.threads},
                               {"cache", cfg_.cold_cache ? "cold" : "warm"}, {"env", env_}, {"samples", samples}};
+    if (cfg_.fp_contract) out[ok[k]].measurement["fp_contract"] = true;
   };
   auto fail = [](const std::string& err) {
     return (err.find("timeout") != std::string::npos ? "timeout: " : "runtime_crash: ") + err.substr(0, 300);

@@ -47,8 +47,8 @@ class Timer {
 
   /// The §4 `measurement` objects of the steps before -> afters[i]: {before, after: {median_ns, q1_ns, q3_ns,
   /// iqr_ns, repeats, number}, speedup (median of the per-round paired ratios before/after), speedup_q1,
-  /// speedup_q3, speedup_vs_root, noisy, redone, order, threads, cache, env}. Pairs found in the cache are not timed
-  /// again; the others are timed in one pinned child, before (and `root`, for a trajectory step whose before is not
+  /// speedup_q3, speedup_vs_root, noisy, redone, order, threads, cache, env, and fp_contract: true when the kernels
+  /// were compiled with contraction}. Pairs found in the cache are not timed again; the others are timed in one pinned child, before (and `root`, for a trajectory step whose before is not
   /// the root; nullptr otherwise) and every after interleaved round by round, forward and reverse (ABBA). A pair is
   /// `noisy` when the 95% confidence interval of its median paired ratio, ± 1.57 · IQR / sqrt(n), is wider than
   /// ± noise_limit relative to the median and contains a verdict threshold (0.95 or 1.05); a noisy pair is timed
@@ -60,6 +60,9 @@ class Timer {
   ojson measure(const TimedProgram& before, const TimedProgram& after, const TimedProgram* root);
 
   const std::string& env() const { return env_; }
+  /// The kernel compile flags of this timer's configuration (runtime::kernel_compile_options), for prog_key.
+  std::string compile_flags() const;
+  bool fp_contract() const { return cfg_.fp_contract; }
   /// The gate that keeps compute off the machine while a measurement runs; generate's workers hold a
   /// MeasureGate::Compute section around each unit.
   MeasureGate* gate() { return gate_; }

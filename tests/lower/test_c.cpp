@@ -30,6 +30,27 @@ TEST(LowerC, MatmulSoftmaxArgmaxMatchInterpreter) {
   for (const char* w : {"matmul", "softmax", "argmax"}) expect_equivalent(testing::task_named(ts, w));
 }
 
+// Contraction (runtime::kernel_compile_options, issue #49): without it the compiled matmul is bit-identical to the
+// typed interpreter; with it a*b+c rounds once, so the outputs differ, and stay within the f32 tolerance.
+TEST(LowerC, FmaContractionChangesRoundingWithinTolerance) {
+  const auto t = testing::task_named(testing::load_tasks("golden/tasks.jsonl"), "matmul");
+  auto o = check_opts();
+  o.compile = runtime::kernel_compile_options(false);
+  o.compile.cache_dir = testing::test_cache_dir();
+  EXPECT_NE(o.compile.flags.find("-ffp-contract=off"), std::string::npos);
+  const auto off = runtime::check_lowering(t, runtime::LowerTarget::C, o);
+  ASSERT_TRUE(off.ok) << off.message;
+  EXPECT_EQ(off.max_abs_err, 0.0);
+  o.compile = runtime::kernel_compile_options(true);
+  o.compile.cache_dir = testing::test_cache_dir();
+  EXPECT_EQ(o.compile.flags.find("-ffp-contract=off"), std::string::npos);
+  EXPECT_NE(o.compile.flags.find("-ffp-contract=fast"), std::string::npos);
+  const auto on = runtime::check_lowering(t, runtime::LowerTarget::C, o);
+  ASSERT_TRUE(on.ok) << on.message;
+  EXPECT_GT(on.max_abs_err, 0.0) << "contraction did not change a single rounding";
+  EXPECT_LT(on.max_abs_err, 1e-4);  // a few f32 ulps of outputs of magnitude ~4
+}
+
 TEST(LowerCSlow, EveryHandWrittenTaskMatchesInterpreter) {
   for (const char* file : {"golden/tasks.jsonl", "c_tasks.jsonl"})
     for (const auto& t : testing::load_tasks(file)) expect_equivalent(t);

@@ -83,6 +83,26 @@ TEST(SearchCli, LibraryBaselineRunsWithoutTheForcingVariables) {
   EXPECT_GT(results[0]["baseline"]["median_ns"].get<double>(), 0.0);
   EXPECT_NE(slurp(d + "/o/summary.md").find("run without OPENBLAS_CORETYPE=Haswell, OPENBLAS_L2_SIZE=512"),
             std::string::npos);
+  // the kernels were timed contracted (the search's default) and say so
+  EXPECT_EQ(results[0]["fp_contract"], true);
+  EXPECT_NE(summary["kernel_flags"].get<std::string>().find("-ffp-contract=fast"), std::string::npos);
+  const std::string path = d + "/o/paths/001-Square_matrix_multiplication.json";
+  EXPECT_EQ(ojson::parse(slurp(path))["found_by"]["fp_contract"], true);
+  // replay --measure times the path the same way and checks the contracted kernel against the interpreter
+  auto replay = [&](const std::string& extra) {
+    const std::string cmd = std::string(STEPTP_BINARY) + " replay " + path + " --measure --repeats 3 " +
+                            "--no-strict-equivalence " + extra + " >" + d + "/stdout.txt 2>>" + d + "/log.txt";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(d + "/log.txt");
+    return ojson::parse(slurp(d + "/stdout.txt"));
+  };
+  const auto rp = replay("");
+  EXPECT_EQ(rp["fp_contract"], true);
+  EXPECT_EQ(rp["lowering_check"]["ok"], true) << rp.dump();
+  EXPECT_EQ(rp["lowering_check"]["runs"], 2);
+  EXPECT_GT(rp["speedup_vs_baseline"].get<double>(), 0.0);
+  const auto off = replay("--fp-contract off --no-baseline");
+  EXPECT_EQ(off["fp_contract"], false);
+  EXPECT_EQ(off["lowering_check"]["max_abs_err"], 0.0) << "uncontracted, the kernel rounds as the interpreter";
   fs::remove_all(d);
 }
 
@@ -117,8 +137,11 @@ TEST(SearchCliSlow, SameSeedGivesByteIdenticalOutputs) {
   auto other = fixed_args(d + "/c");
   other.push_back("--seed");
   other.push_back("99");
+  for (const char* s : {"--fp-contract", "off"}) other.push_back(s);
   ASSERT_EQ(run_cli(other, d), 0);
   EXPECT_NE(slurp(d + "/c/transcripts.jsonl"), slurp(d + "/a/transcripts.jsonl"));
+  EXPECT_EQ(results[0]["fp_contract"], true);
+  EXPECT_EQ(jsonl(d + "/c/results.jsonl")[0]["fp_contract"], false);
 }
 
 /// Answers each request with legal programs of the prompt's current program (the random policy behind a real
