@@ -77,6 +77,22 @@ TEST(RegisterBlockSketch, PlansTheGemmRegisterBlockInLegalEquivalentSteps) {
   expect_every_step_equivalent(t, *plan);
 }
 
+TEST(RegisterBlockSketch, SizesThatAreNotMultiplesOf64TakeTheirOwnDivisors) {
+  // 100 columns: neither 32 nor 64 nor 16 divides them, so without the fallback there is no block at all; 50 does
+  // (4 vectors, the last partial) or 40 (3 vectors)
+  const ir::Task wide = workload("Standard_matrix_multiplication", {{"m", 20}, {"n", 100}, {"k", 8}});
+  const auto p = plan_on_avx512(wide);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_NE(p->label.find("x50 of nest 0"), std::string::npos) << p->label;
+  expect_every_step_equivalent(wide, *p);
+  // 14 rows: neither 8 nor 4 divides them; 7 does
+  const ir::Task rows = workload("Standard_matrix_multiplication", {{"m", 14}, {"n", 32}, {"k", 8}});
+  const auto q = plan_on_avx512(rows);
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->label.rfind("register block 7x", 0), 0u) << q->label;
+  expect_every_step_equivalent(rows, *q);
+}
+
 TEST(RegisterBlockSketch, NoPlanWithoutAnAccumulationNest) {
   const ir::Task relu = workload("ReLU", {{"batch", 4}, {"dim", 64}});
   auto model = cost::make_analytical_model(avx512());

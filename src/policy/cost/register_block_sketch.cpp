@@ -122,13 +122,18 @@ bool strided_in_a_read(const ir::Expr& e, const std::string& var) {
 }
 
 /// Block extents along a loop of `extent`: the wanted ones that divide it, or the whole loop when it is at most
-/// `whole_max` long (a 62-wide convolution row is one block of 4 vectors, the last one partial).
+/// `whole_max` long (a 62-wide convolution row is one block of 4 vectors, the last one partial). When the first
+/// wanted extent does not divide it (a size that is not a multiple of 64), also its divisors in (fallback_lo,
+/// fallback_hi): 196 rows take blocks of 7 beside 4, a 1000-wide row blocks of 40 or 50 columns.
 std::vector<std::int64_t> block_extents(std::int64_t extent, std::initializer_list<std::int64_t> wanted,
-                                        std::int64_t whole_max) {
+                                        std::int64_t whole_max, std::int64_t fallback_lo, std::int64_t fallback_hi) {
   std::vector<std::int64_t> out;
   for (std::int64_t b : wanted)
     if (b < extent && extent % b == 0) out.push_back(b);
-  if (extent <= whole_max) out.push_back(extent);
+  if (extent % *wanted.begin() != 0)
+    for (std::int64_t b = fallback_lo + 1; b < fallback_hi && b < extent; ++b)
+      if (extent % b == 0 && std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+  if (extent <= whole_max && std::find(out.begin(), out.end(), extent) == out.end()) out.push_back(extent);
   return out;
 }
 
@@ -255,13 +260,17 @@ std::optional<Plan> plan_nest(const ir::Task& t, std::uint32_t n, int lanes,
   }
   std::set<std::string> lhs_vars;
   collect_vars(s->lhs, lhs_vars);
-  const std::vector<std::int64_t> cols = block_extents(v->extent, {2 * lanes, 4 * lanes, lanes}, 4 * lanes);
+  const std::vector<std::int64_t> cols =
+      block_extents(v->extent, {2 * lanes, 4 * lanes, lanes}, 4 * lanes, 2 * lanes, 4 * lanes + 1);
+  // AVX-512 has 32 vector registers: 24 accumulators leave 8 for the broadcast row values and loads (an 8x40 block
+  // of a 1000-wide GEMM: 3 vectors a row); 16-register ISAs keep 16
+  const std::int64_t max_accumulators = lanes >= 16 ? 24 : 16;
   std::optional<Plan> best;
   for (const auto& r : nest.loops) {
     if (&r == v || r.extent <= 1 || !lhs_vars.count(r.var)) continue;
-    for (std::int64_t R : block_extents(r.extent, {8, 4}, 8))
+    for (std::int64_t R : block_extents(r.extent, {8, 4}, 8, 4, 8))
       for (std::int64_t V : cols) {
-        if (R * ((V + lanes - 1) / lanes) > 16) continue;
+        if (R * ((V + lanes - 1) / lanes) > max_accumulators) continue;
         std::optional<Plan> p = plan_for(t, n, r.var, r.kind == ir::LoopKind::B, R, v->var, V, score);
         if (p && (!best || p->score < best->score)) best = std::move(p);
       }

@@ -51,8 +51,11 @@ struct Plan {
 /// The best register-block plan of `t` by `score` (lower is better; predicted log2 seconds), over every qualifying
 /// top-level nest, every row loop r and block shapes R x V with R in {8, 4} dividing r's extent (or r whole, up to
 /// 8), V in {2 lanes, 4 lanes, lanes} dividing v's extent (or v whole, up to 4 lanes: a 62-wide row is one block of
-/// 4 vectors) and R * ceil(V/lanes) <= 16 accumulator vectors (half of AVX-512's 32 registers); ties go to the
-/// first in that order. nullopt when no nest qualifies or no plan is legal.
+/// 4 vectors), and R * ceil(V/lanes) accumulator vectors at most 24 with 16 lanes (AVX-512's 32 registers), else
+/// 16. Sizes that are not multiples of 64 also get, when 8 does not divide r's extent, its divisors 5 to 7 as R
+/// (196 rows: 7), and when 2 lanes do not divide v's, its divisors between 2 and 4 lanes as V (1000 columns: 40,
+/// 50; the last vector partial). Ties go to the first in that order. nullopt when no nest qualifies or no plan is
+/// legal.
 /// `lanes`: f32 vector lanes of the machine (MachineModel::vector_lanes_f32). Never throws: a step that fails to
 /// enumerate or apply ends its plan; a program `score` throws on is not a plan's end.
 std::optional<Plan> register_block_plan(const ir::Task& t, int lanes,
