@@ -25,6 +25,11 @@ constexpr std::int64_t kMaxAutoBytes = 64 * 1024;
 // The statement instances one unrolled copy of a U loop may hold (LEIR.md §10.2; TVM's auto_unroll_max_step is of
 // this order): beyond it the compiler spends minutes on code that no longer fits the instruction cache.
 constexpr std::int64_t kUnrollBudget = 512;
+// The statement instances a parallel loop enclosed by serial loops must run per entry to get its own parallel
+// region (LEIR.md §10.2): below it, one fork and join per outer iteration (microseconds in libgomp) cost more than
+// the threads gain, and the loop runs serially (BatchNorm's naive program, its B loop innermost under three serial
+// loops, forked 8192 times a call).
+constexpr std::int64_t kMinParallelRegion = 16384;
 
 class CLowering {
  public:
@@ -137,14 +142,14 @@ class CLowering {
     int first_b;
   };
 
-  /// Statement instances of one iteration of loop k of nest n (k = npos: of the whole nest), capped at
-  /// kUnrollBudget: the loops inside it times its body's statements and inner nests.
-  static std::int64_t body_instances(const ir::Nest& n, std::size_t k) {
+  /// Statement instances of one iteration of loop k of nest n (k = npos: of the whole nest), capped at `cap`
+  /// (kUnrollBudget by default): the loops inside it times its body's statements and inner nests.
+  static std::int64_t body_instances(const ir::Nest& n, std::size_t k, std::int64_t cap = kUnrollBudget) {
     std::int64_t per = 0;
     for (const auto& it : n.body)
-      per = std::min(kUnrollBudget, per + (it.is_stmt() ? 1 : body_instances(it.nest(), std::string::npos)));
+      per = std::min(cap, per + (it.is_stmt() ? 1 : body_instances(it.nest(), std::string::npos, cap)));
     for (std::size_t j = k == std::string::npos ? 0 : k + 1; j < n.loops.size(); ++j)
-      per = std::min(kUnrollBudget, per * n.loops[j].extent);
+      per = std::min(cap, per * n.loops[j].extent);
     return per;
   }
 
@@ -157,7 +162,8 @@ class CLowering {
 
   /// Loops k.. of the nest and its body. The first non-reducing parallel loop gets `omp parallel for`; when loops
   /// enclose it, it is emitted twice, behind `if (leir_parallel)`, with the pragma and without (one thread: no
-  /// fork per outer iteration). The serial copy is the same code, so both compute the same values.
+  /// fork per outer iteration), and only when one entry runs kMinParallelRegion statement instances, else it is
+  /// serial. The serial copy is the same code, so both compute the same values.
   void loops_from(const NestCtx& c, std::size_t k, int ind, bool inpar, bool insimd, bool enclosed) {
     if (k == c.n.loops.size()) {
       for (const auto& it : c.n.body) {
@@ -171,6 +177,10 @@ class CLowering {
     const bool red = is_reducing(c.n, h);
     const bool par_kind = h.kind == ir::LoopKind::P || (h.kind == ir::LoopKind::B && static_cast<int>(k) == c.first_b);
     if (par_kind && !red && !inpar) {
+      if (enclosed && h.extent * body_instances(c.n, k, kMinParallelRegion) < kMinParallelRegion) {
+        loop(c, k, ind, true, insimd);  // too little work per region: serial, and no region further in
+        return;
+      }
       if (enclosed) {
         os_ << pad(ind) << "if (leir_parallel) {\n";
         os_ << pad(ind + 1) << "#pragma omp parallel for\n";

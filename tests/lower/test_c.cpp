@@ -163,19 +163,27 @@ TEST(LowerC, InitialisersAreHoistedWhereSafe) {
 
 TEST(LowerC, ParallelLoopInsideSerialLoopsBranchesOnTheTeamSize) {
   // A B loop under a serial loop: `omp parallel for` behind `if (leir_parallel)`, and the same loop without the
-  // pragma in the else branch (one thread: no fork per outer iteration). A top-level B loop keeps the plain pragma.
+  // pragma in the else branch (one thread: no fork per outer iteration), when one entry runs at least 16384
+  // statement instances; below that it is serial (a fork per outer iteration would cost more than it gains). A
+  // top-level B loop keeps the plain pragma whatever its size.
   ir::Task t;
   t.workload = "inner_b";
-  t.known = {{"A", ir::Role::Input, ir::DType::F32, {3, 4}, {}}, {"C", ir::Role::Output, ir::DType::F32, {3, 4}, {}},
-             {"D", ir::Role::Output, ir::DType::F32, {4}, {}}};
-  t.program = ir::parse_program("L^{3}_{a=0}B^{4}_{tx=0}[C^{f32,g}_{a,tx}=A^{f32,g}_{a,tx}*2;];"
+  t.known = {{"A", ir::Role::Input, ir::DType::F32, {3, 16384}, {}},
+             {"C", ir::Role::Output, ir::DType::F32, {3, 16384}, {}},
+             {"E", ir::Role::Output, ir::DType::F32, {3, 4}, {}}, {"D", ir::Role::Output, ir::DType::F32, {4}, {}}};
+  t.program = ir::parse_program("L^{3}_{a=0}B^{16384}_{tx=0}[C^{f32,g}_{a,tx}=A^{f32,g}_{a,tx}*2;];"
+                                "L^{3}_{a=0}B^{4}_{tx=0}[E^{f32,g}_{a,tx}=A^{f32,g}_{a,tx}+1;];"
                                 "B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{0,tx}+1;];");
   const std::string c = lower::lower_c(t);
   EXPECT_NE(c.find("  const bool leir_parallel = leir_parallel_team();\n"), std::string::npos);
-  const std::string body = "for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n        C[v_a * 4 + v_tx] = (A[v_a * 4 + v_tx] * (2.0f));\n"
-                           "      }\n";
+  const std::string body = "for (int64_t v_tx = 0; v_tx < 16384; ++v_tx) {\n        C[v_a * 16384 + v_tx] = "
+                           "(A[v_a * 16384 + v_tx] * (2.0f));\n      }\n";
   EXPECT_NE(c.find("  for (int64_t v_a = 0; v_a < 3; ++v_a) {\n    if (leir_parallel) {\n      #pragma omp parallel for\n"
                    "      " + body + "    } else {\n      " + body + "    }\n  }\n"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("  for (int64_t v_a = 0; v_a < 3; ++v_a) {\n    for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n"
+                   "      E[v_a * 4 + v_tx]"),
             std::string::npos)
       << c;
   EXPECT_NE(c.find("  #pragma omp parallel for\n  for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n    D[v_tx]"),
