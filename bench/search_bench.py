@@ -254,7 +254,9 @@ def replay_report(args, tasks):
                                             else "no contraction (`-ffp-contract=off`), ")
                     + "each result also checked compiled against the interpreter (`lowering_check`): "
                     + (", ".join(f"{tasks[i]['workload']} failed" for i, j in info.items()
-                                 if not (j.get("lowering_check") or {}).get("ok")) or "all ok")])
+                                 if not (j.get("lowering_check") or {}).get("ok")) or "all ok")
+                    + "".join(f"; contraction refused for {tasks[i]['workload']} (timed uncontracted: "
+                              f"{j['fp_contract_refused']})" for i, j in info.items() if j.get("fp_contract_refused"))])
     lines += ["| # | workload | steps | class | naive ms | best ms | speedup | PyTorch ms | best/PyTorch | OpenBLAS ms |"
               " best vs OpenBLAS |", "|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     ratios, blas = [], []

@@ -127,20 +127,24 @@ TEST(RegisterBlockSketch, TransposesAStridedOperandFirst) {
   // Gemm_ReLU_Divide multiplies by a transposed weight, G_{a,c}: the output's unit-stride loop a is G's row, so a
   // block of columns would load G with a stride of `in` elements (measured 0.89x of the naive nest at 128x512x256).
   // The plan starts with the layout_transformation that copies G transposed (a nest placed before the GEMM, which
-  // becomes nest 1) and blocks the GEMM that reads the copy (14.3x at 128x512x256).
+  // becomes nest 1), tiles that copy, and blocks the GEMM that reads the copy (14.3x at 128x512x256).
   const ir::Task t = workload("Gemm_ReLU_Divide", {{"batch", 16}, {"in", 32}, {"out", 32}});
   ASSERT_EQ(ir::print_nest(t.program.nests[0]),
             "B^{16}_{tx=0}L^{32}_{a=0}L^{32}_{c=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*G^{f32,g}_{a,c};];");
   const auto plan = plan_on_avx512(t);
   ASSERT_TRUE(plan.has_value());
-  EXPECT_EQ(plan->label, "register block 8x16 of nest 1 after a transposing copy");
+  EXPECT_EQ(plan->label, "register block 8x16 of nest 1 after a tiled transposing copy");
   EXPECT_EQ(strategies_of(*plan),
-            (std::vector<std::string>{"layout_transformation", "loop_reorder", "loop_split", "loop_split",
-                                      "loop_reorder", "loop_reorder", "cache_read_write", "loop_unrolling"}));
+            (std::vector<std::string>{"layout_transformation", "loop_tiling", "loop_reorder", "loop_split",
+                                      "loop_split", "loop_reorder", "loop_reorder", "cache_read_write",
+                                      "loop_unrolling"}));
   EXPECT_EQ(plan->steps[0].candidate.id(), "layout_transformation@0{access=\"G^{f32,g}_{a,c}\",variant=transpose,detail=1}");
   const ir::Program& last = plan->steps.back().after.program;
   ASSERT_EQ(last.nests.size(), 5u);
-  EXPECT_EQ(ir::print_nest(last.nests[0]), "B^{32}_{tx=0}L^{32}_{c=0}[I^{f32,g}_{c,tx}=G^{f32,g}_{tx,c};];");
+  // the copy in 16 x 16 tiles: its strided writes (one element per row of I) stay within 16 lines
+  EXPECT_EQ(plan->steps[1].candidate.id(), "loop_tiling@0/l0{fx0=2,fy0=2}");
+  EXPECT_EQ(ir::print_nest(last.nests[0]),
+            "L^{2}_{a=0}L^{2}_{d=0}B^{16}_{tx=0}L^{16}_{c=0}[I^{f32,g}_{d*16+c,a*16+tx}=G^{f32,g}_{a*16+tx,d*16+c};];");
   EXPECT_EQ(ir::print_nest(last.nests[1]),
             "B^{2}_{tx=0}L^{2}_{f=0}[L^{32}_{c=0}U^{8}_{d=0}L^{16}_{a=0}[J^{f32,l}_{d*2+tx,f*16+a}=J^{f32,l}_{d*2+tx,"
             "f*16+a}+A^{f32,g}_{d*2+tx,c}*I^{f32,g}_{c,f*16+a};];L^{8}_{d=0}L^{16}_{a=0}[C^{f32,g}_{d*2+tx,f*16+a}="

@@ -233,6 +233,31 @@ std::optional<PlanStep> transpose_strided_read(const ir::Task& t, std::uint32_t 
   }
 }
 
+/// The loop_tiling of the transposing copy, nest `n` of `t` (two loops), into 16 x 16 tiles (8 x 8 when 16 does
+/// not divide both extents), as a plan step; nullopt when neither divides or the tiling is not legal. Untiled, the
+/// copy writes one element per destination row: rows 1 KiB apart (256 f32) fall in 4 of L1's 64 sets and thrash
+/// it (Gemm_Add_ReLU's 256 x 256 weight copy took 0.23 ms of the 0.32 ms program); a tile keeps its 16 written
+/// lines resident.
+std::optional<PlanStep> tile_transposing_copy(const ir::Task& t, std::uint32_t n) {
+  const ir::Nest& copy = t.program.nests[n];
+  if (copy.loops.size() != 2) return std::nullopt;
+  const std::int64_t e0 = copy.loops[0].extent, e1 = copy.loops[1].extent;
+  for (std::int64_t tile : {16, 8}) {
+    if (e0 <= tile || e1 <= tile || e0 % tile != 0 || e1 % tile != 0) continue;
+    strategy::SiteRef ref;
+    ref.nest = {n};
+    ref.loop = 0;
+    const strategy::Candidate c{"loop_tiling", ref, {{"fx0", e0 / tile}, {"fy0", e1 / tile}}};
+    try {
+      strategy::Applied a = strategy::locked_apply(*strategy::find(c.strategy), t, c);
+      return PlanStep{c, std::move(a.task)};
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 /// The best plan for top-level nest `n` of `t`, or nullopt; `transposed`: a transposing copy was the step before
 /// (a nest is transposed once).
 std::optional<Plan> plan_nest(const ir::Task& t, std::uint32_t n, int lanes,
@@ -254,8 +279,12 @@ std::optional<Plan> plan_nest(const ir::Task& t, std::uint32_t n, int lanes,
     if (transposed) return std::nullopt;
     std::optional<PlanStep> copy = transpose_strided_read(t, n, *s, v->var);
     if (!copy) return std::nullopt;
-    std::optional<Plan> p = plan_nest(copy->after, n + 1, lanes, score, true);
-    if (p) p->steps.insert(p->steps.begin(), std::move(*copy)), p->label += " after a transposing copy";
+    std::optional<PlanStep> tiled = tile_transposing_copy(copy->after, n);
+    std::optional<Plan> p = plan_nest(tiled ? tiled->after : copy->after, n + 1, lanes, score, true);
+    if (!p) return std::nullopt;
+    if (tiled) p->steps.insert(p->steps.begin(), std::move(*tiled));
+    p->steps.insert(p->steps.begin(), std::move(*copy));
+    p->label += tiled ? " after a tiled transposing copy" : " after a transposing copy";
     return p;
   }
   std::set<std::string> lhs_vars;

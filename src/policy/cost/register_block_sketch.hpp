@@ -3,7 +3,7 @@
 // "multi-level tiling with a local write cache" sketch of TVM's MetaSchedule (Shao et al., NeurIPS 2022) and
 // Ansor (Zheng et al., OSDI 2020), spelled in Step-TP steps:
 //
-//   (layout_transformation of a transposed operand, see below,)
+//   (layout_transformation of a transposed operand, see below, and loop_tiling of that copy into 16 x 16 tiles,)
 //   loop_reorder swaps to the order others, r, reductions, v (i-k-j for a GEMM: the gain comes first),
 //   loop_split of the block-row loop r and of the block-column loop v (R rows, V columns; when r is a B loop, which
 //   must stay outside the cache's attach depth, the R rows are the outer part of its split, n/R apart),
