@@ -93,6 +93,20 @@ TEST(RegisterBlockSketch, SizesThatAreNotMultiplesOf64TakeTheirOwnDivisors) {
   expect_every_step_equivalent(rows, *q);
 }
 
+TEST(RegisterBlockSketch, TilesATransposingCopyTheProgramAlreadyHas) {
+  // Matmul_with_transposed_B computes B^T in its own first nest; the plan tiles that copy first (its writes run
+  // down D's columns), then blocks the GEMM (nest 1, unchanged by the tiling)
+  const ir::Task t = workload("Matmul_with_transposed_B", {{"m", 16}, {"n", 32}, {"k", 32}});
+  ASSERT_EQ(ir::print_nest(t.program.nests[0]), "B^{32}_{tx=0}L^{32}_{a=0}[D^{f32,g}_{a,tx}=C^{f32,g}_{tx,a};];");
+  const auto plan = plan_on_avx512(t);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->label.rfind(" of nest 1, a transposing copy tiled"), plan->label.size() - 36) << plan->label;
+  EXPECT_EQ(plan->steps[0].candidate.id(), "loop_tiling@0/l0{fx0=2,fy0=2}");
+  EXPECT_EQ(ir::print_nest(plan->steps.back().after.program.nests[0]),
+            "L^{2}_{c=0}L^{2}_{d=0}B^{16}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{d*16+a,c*16+tx}=C^{f32,g}_{c*16+tx,d*16+a};];");
+  expect_every_step_equivalent(t, *plan);
+}
+
 TEST(RegisterBlockSketch, NoPlanWithoutAnAccumulationNest) {
   const ir::Task relu = workload("ReLU", {{"batch", 4}, {"dim", 64}});
   auto model = cost::make_analytical_model(avx512());

@@ -233,6 +233,21 @@ std::optional<PlanStep> transpose_strided_read(const ir::Task& t, std::uint32_t 
   }
 }
 
+/// Nest `n` of `t` is a two-loop copy `X_{i,j} = Y_{j,i}` whose innermost loop runs along the source's rows and
+/// across the destination's (its writes are strided).
+bool is_transposing_copy(const ir::Task& t, std::uint32_t n) {
+  const ir::Stmt* s = single_stmt(t, n);
+  const ir::Nest& nest = t.program.nests[n];
+  if (!s || nest.loops.size() != 2 || s->lhs.kind != ir::ExprKind::Ref || s->rhs.kind != ir::ExprKind::Ref ||
+      s->lhs.args.size() != 2 || s->rhs.args.size() != 2)
+    return false;
+  const std::string& inner = nest.loops[1].var;
+  std::set<std::string> lhs_last, rhs_last;
+  collect_vars(s->lhs.args.back(), lhs_last);
+  collect_vars(s->rhs.args.back(), rhs_last);
+  return !lhs_last.count(inner) && rhs_last.count(inner);
+}
+
 /// The loop_tiling of the transposing copy, nest `n` of `t` (two loops), into 16 x 16 tiles (8 x 8 when 16 does
 /// not divide both extents), as a plan step; nullopt when neither divides or the tiling is not legal. Untiled, the
 /// copy writes one element per destination row: rows 1 KiB apart (256 f32) fall in 4 of L1's 64 sets and thrash
@@ -312,10 +327,24 @@ std::optional<Plan> plan_nest(const ir::Task& t, std::uint32_t n, int lanes,
 std::optional<Plan> register_block_plan(const ir::Task& t, int lanes,
                                         const std::function<double(const ir::Task&)>& score) {
   lanes = std::max(1, lanes);
+  // A transposing copy that the program already has (Matmul_with_transposed_B's B^T) is tiled first, as the plan's
+  // own copy is; tiling changes no nest's index, so the plans below apply after it.
+  ir::Task cur = t;
+  std::vector<PlanStep> tiled;
+  for (std::uint32_t n = 0; n < cur.program.nests.size(); ++n)
+    if (is_transposing_copy(cur, n))
+      if (std::optional<PlanStep> st = tile_transposing_copy(cur, n)) {
+        cur = st->after;
+        tiled.push_back(std::move(*st));
+      }
   std::optional<Plan> best;
-  for (std::uint32_t n = 0; n < t.program.nests.size(); ++n) {
-    std::optional<Plan> p = plan_nest(t, n, lanes, score);
+  for (std::uint32_t n = 0; n < cur.program.nests.size(); ++n) {
+    std::optional<Plan> p = plan_nest(cur, n, lanes, score);
     if (p && (!best || p->score < best->score)) best = std::move(p);
+  }
+  if (best && !tiled.empty()) {
+    best->steps.insert(best->steps.begin(), tiled.begin(), tiled.end());
+    best->label += ", a transposing copy tiled";
   }
   return best;
 }
