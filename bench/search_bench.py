@@ -17,7 +17,8 @@ best/PyTorch ratio. After both, --retime-rounds rounds each time PyTorch over ev
 and then every task's best program (`steptp measure`), and the report adds a second table: the medians over the
 rounds and the median of the per-round ratios, with their geomean.
 
---save-paths DIR (default mode): stores each task's result path as DIR/WORKLOAD.json (workload, params, steps by
+--save-paths DIR (default mode): stores each task's result path as DIR/WORKLOAD.json, or DIR/PATH.json for a task
+with a "path" member (two shapes of one workload, as in bench/gemm_odd_tasks.json) (workload, params, steps by
 candidate id; `steptp replay` rebuilds it), replacing a stored one only when the new speedup over naive is higher.
 --replay DIR: instead of searching, replays every stored path (`steptp replay --measure`: re-verified, timed paired
 with its naive program, OpenBLAS beside it) after a PyTorch run, for --retime-rounds rounds, and reports medians
@@ -199,11 +200,16 @@ def replay_report(args, tasks):
     path (re-verified, timed paired with its naive program, OpenBLAS beside it); medians over the rounds."""
     rows = {i: {"naive": [], "best": [], "torch": [], "blas": [], "ratio": []} for i in range(len(tasks))}
     info = {}
+    for i, t in enumerate(tasks):
+        if not os.path.exists(os.path.join(args.replay, path_name(t))):
+            log(f"replay: {t['workload']}: no stored path {os.path.join(args.replay, path_name(t))}")
     for k in range(max(1, args.retime_rounds)):
         torch_out = os.path.join(args.out, f"replay-pytorch-{k}.jsonl")
-        ok, err = run_pytorch(args, torch_out)
-        torch_rows = read_jsonl(torch_out)
-        if args.threads > 1:  # PyTorch at its best: some of its kernels run slower on more threads (MHA)
+        torch_rows = []
+        if not args.no_pytorch:
+            run_pytorch(args, torch_out)
+            torch_rows = read_jsonl(torch_out)
+        if args.threads > 1 and not args.no_pytorch:  # PyTorch at its best: slower on more threads for some (MHA)
             one = os.path.join(args.out, f"replay-pytorch-{k}-1thread.jsonl")
             run_pytorch(args, one, threads=1)
             torch_rows += read_jsonl(one)
@@ -244,8 +250,10 @@ def replay_report(args, tasks):
                                       + (f", run without {', '.join(lib['dropped'])}" if lib.get("dropped") else ""))
     torch_text = "" if args.threads == 1 else (f"; PyTorch per task the faster of its {args.threads}-thread and "
                                                "1-thread runs of that round")
-    lines = header(args, "Best replayable programs (bench/paths) against PyTorch eager and OpenBLAS",
-                   [f"* paths: {args.replay}; `steptp replay PATH --measure --repeats {args.repeats or 15}` per task, "
+    extra = "".join(" " + a for a in args.replay_arg)
+    lines = header(args, f"Best replayable programs ({args.replay}) against PyTorch eager and OpenBLAS",
+                   [f"* paths: {args.replay}; `steptp replay PATH --measure --repeats {args.repeats or 15} --threads "
+                    f"{args.threads}{extra}` per task, "
                     f"{max(1, args.retime_rounds)} rounds, each after one pytorch_eager.py run over every task; "
                     "medians over the rounds (best/PyTorch: median of the per-round ratios)" + torch_text,
                     f"* OpenBLAS: {lib_text}",
@@ -266,7 +274,7 @@ def replay_report(args, tasks):
         ratios.append(q)
         vs = o / b if o and b else None
         blas.append(vs)
-        lines.append(f"| {i + 1} | {t['workload']} | {len(j.get('steps', []))} | {j.get('class', 'n/a')} | {ms(n)} | "
+        lines.append(f"| {i + 1} | {t.get('path') or t['workload']} | {len(j.get('steps', []))} | {j.get('class', 'n/a')} | {ms(n)} | "
                      f"{ms(b)} | {ratio(n / b if n and b else None)} | {ms(p)} | {ratio(q)} | {ms(o)} | "
                      f"{ratio(vs * 100 if vs else None, '{:.1f}%')} |")
     g, cnt = geomean(ratios)
@@ -358,7 +366,9 @@ def header(args, title, extra):
 # Formatting
 
 def ms(ns):
-    return "n/a" if ns is None else f"{ns / 1e6:.3f}"
+    if ns is None:
+        return "n/a"
+    return f"{ns / 1e6:.3f}" if ns >= 1e5 else f"{ns / 1e6:.4g}"
 
 
 def ratio(x, fmt="{:.2f}x"):
@@ -493,7 +503,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--tasks", default=os.path.join(HERE, "search_tasks.json"),
-                    help="JSON list of {workload, params} (default bench/search_tasks.json)")
+                    help="JSON list of {workload, params[, dtype][, path: the stored path's file name]} "
+                         "(default bench/search_tasks.json)")
     ap.add_argument("--steptp", default=os.path.join(ROOT, "build", "steptp"), help="steptp binary")
     ap.add_argument("--python", default="/usr/bin/python3", help="interpreter with torch for pytorch_eager.py")
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "bench-search"),
@@ -522,10 +533,11 @@ def main():
                     help="extra argument passed to steptp search (repeatable, e.g. --search-arg=--no-baseline)")
     ap.add_argument("--verbose", action="store_true", help="show steptp search's progress on stderr")
     ap.add_argument("--save-paths", metavar="DIR",
-                    help="default mode: store each task's result path as DIR/WORKLOAD.json (e.g. bench/paths) when "
+                    help="default mode: store each task's result path as DIR/WORKLOAD.json (DIR/PATH.json for a task with a "
+                         "\"path\" member; e.g. bench/paths) when "
                          "its speedup over naive beats the stored one")
     ap.add_argument("--replay", metavar="DIR",
-                    help="instead of searching: replay, re-verify and time every DIR/WORKLOAD.json (steptp replay "
+                    help="instead of searching: replay, re-verify and time every task's DIR/WORKLOAD.json or DIR/PATH.json (steptp replay "
                          "--measure) beside PyTorch, --retime-rounds rounds")
     args = ap.parse_args()
 

@@ -10,6 +10,7 @@
 
 #include "base/text.hpp"
 #include "cli/command.hpp"
+#include "cli/grade_options.hpp"
 #include "eval/grader.hpp"
 #include "ir/printer.hpp"
 #include "ir/canon.hpp"
@@ -144,22 +145,29 @@ const CommandRegistrar reg("47-replay", [](CLI::App& app) -> RunFn {
             "\"steps\": [{\"strategy\": S, \"candidate\": ID}, ...] (docs/commands.md, replay).\n"
             "Exit status: 0 replayed and equivalent (and timed, with --measure); 1 not equivalent, or the "
             "timing failed; 2 bad input (S005 a bad path file, S001/S002/S004 a step that does not apply, LEIR-E "
-            "codes of the root, E109 an unknown workload, E115/E116 the -o path); 70 an internal error.");
+            "codes of the root, E109 an unknown workload, E107/E108 an unreadable path file, E115/E116 the -o path); 70 "
+            "an internal error.");
   c->add_option("path", o->file, "step path file (JSON object)")->required();
-  c->add_flag("--measure", o->measure, "time the root and the result paired (ABBA), and the library baseline");
-  c->add_option("--repeats", o->repeats, "timing repeats")->capture_default_str()->check(CLI::Range(1, 100000));
+  auto* measure =
+      c->add_flag("--measure", o->measure, "time the root and the result paired (ABBA), and the library baseline");
+  c->add_option("--repeats", o->repeats, "timing repeats")->capture_default_str()->check(CLI::Range(1, 100000))
+      ->needs(measure);
   c->add_option("--threads", o->threads, "threads of the kernels and of the library baseline")
-      ->capture_default_str()->check(CLI::Range(1, 4096));
-  c->add_option("--fp-contract", o->fp_contract,
-                "--measure: compile the kernels with fused multiply-add contraction, as `search` does by default; "
-                "the result is then also checked compiled against the interpreter: on or off")
-      ->capture_default_str();
-  c->add_flag("!--no-baseline", o->baseline, "--measure: do not time the library baseline");
-  c->add_flag("!--no-strict-equivalence", o->strict,
-              "only S5's draws (3 normal, 1 uniform), not the strict stage's wide and literal-directed ones");
+      ->capture_default_str()->check(CLI::Range(1, 4096))->needs(measure);
+  add_fp_contract_option(c, o->fp_contract,
+                         "compile the kernels with fused multiply-add contraction, as `search` does, where the "
+                         "contracted result still matches the interpreter")
+      ->needs(measure);
+  auto no_baseline = std::make_shared<bool>(false);
+  c->add_flag("--no-baseline", *no_baseline, "do not time the library baseline")->needs(measure);
+  const auto no_strict = add_no_strict_equivalence_flag(c);
   c->add_option("-o,--output", o->out, "write the resulting task here (atomically; never replaces a link, FIFO, "
                                        "directory or device: E115)");
-  return [o] { return run_replay(*o); };
+  return [o, no_baseline, no_strict] {
+    o->baseline = !*no_baseline;
+    o->strict = !*no_strict;
+    return run_replay(*o);
+  };
 });
 
 }  // namespace

@@ -58,7 +58,7 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
   c->add_option("--dtype", o->dtype, "element dtype of built-in workloads")->capture_default_str();
   c->add_option("--limit", o->limit, "search only the first N roots (0 = all)")->capture_default_str();
   c->add_option("--out", o->out_dir, "output directory: results.jsonl, proposals.jsonl, transcripts.jsonl, summary.json, "
-                                     "summary.md, run.json, cache.sqlite")->required();
+                                     "summary.md, run.json, cache.sqlite, paths/ (replayable step paths)")->required();
   c->add_option("--algorithm", o->search.algorithm, "chain, greedy, beam, dfs, bfs or mcts")->capture_default_str();
   c->add_option("--policy", o->policy.name, "cost (enumerate and score with a cost model), random, llm (an "
                                             "OpenAI-compatible endpoint) or replay (--replay FILE)")->capture_default_str();
@@ -98,13 +98,13 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
   c->add_flag("--measure-guided", o->policy.measure_guided,
               "cost: measure the 2k best candidates (against --measurements) and propose the k fastest");
   c->add_option("--timer", o->timer, "real, or fixed (a deterministic latency model, for tests)")->capture_default_str();
-  c->add_option("--repeats", o->repeats, "timing repeats (default: the dataset's, else 15)");
+  c->add_option("--repeats", o->repeats, "timing repeats (default, or 0: the dataset's, else 15)")
+      ->check(CLI::Range(0, 100000));
   c->add_option("--threads", o->threads, "threads of the measured kernels and of the library baseline")
       ->capture_default_str()->check(CLI::Range(1, 4096));
-  c->add_option("--fp-contract", o->fp_contract,
-                "compile the measured kernels with fused multiply-add contraction (one rounding per a*b+c, as the "
-                "libraries' kernels; within the f32/f64 tolerance): on or off")
-      ->capture_default_str();
+  add_fp_contract_option(c, o->fp_contract,
+                         "compile the measured kernels with fused multiply-add contraction (one rounding per a*b+c, "
+                         "as the libraries' kernels; within the f32/f64 tolerance)");
   auto no_baseline = std::make_shared<bool>(false);
   c->add_flag("--no-baseline", *no_baseline, "do not time the library (CBLAS) baseline");
   c->add_option("--suspicious-speedup", o->grade.suspicious_speedup,

@@ -1,7 +1,8 @@
-// Options of the grading that `steptp eval` and `steptp search` share (eval/grader.hpp).
+// Options of the grading and timing that `steptp eval`, `search` and `replay` share (eval/grader.hpp).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <string>
 
 namespace steptp::cli {
 
@@ -15,6 +16,14 @@ inline std::shared_ptr<bool> add_no_strict_equivalence_flag(CLI::App* sub) {
                 "literal-directed draws and, for small programs, on all of `steptp equiv`'s draws; the whole check "
                 "is skipped when those runs would exceed 2^28 statement executions");
   return no_strict;
+}
+
+/// Adds `--fp-contract on|off` to `sub` (only those two words), writing `target`, whose value is the default.
+inline CLI::Option* add_fp_contract_option(CLI::App* sub, bool& target, const std::string& help) {
+  return sub->add_option("--fp-contract", target, help)
+      ->check(CLI::IsMember({"on", "off"}))
+      ->type_name("on|off")
+      ->default_str(target ? "on" : "off");
 }
 
 }  // namespace steptp::cli

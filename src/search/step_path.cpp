@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/file_io.hpp"
+#include "base/text.hpp"
 #include "frontend/workloads.hpp"
 #include "ir/dtype.hpp"
 #include "ir/validate.hpp"
@@ -29,10 +30,18 @@ std::string string_member(const ojson& j, const char* name, const std::string& w
 void read_root(const ojson& j, const std::string& where, StepPath& p) {
   const bool by_name = j.contains("workload");
   if (j.contains("task") == by_name)
-    bad(where, "", "give the root as \"workload\" (with \"params\") or as \"task\", not both");
+    bad(where, "", by_name ? "give the root as \"workload\" (with \"params\") or as \"task\", not both"
+                           : "no root: give \"workload\" (with \"params\") or \"task\"");
   if (by_name) {
     p.workload = string_member(j, "workload", where);
-    const frontend::Workload& w = frontend::find_workload_or_throw(p.workload);  // E109 at the name
+    const frontend::Workload* found = nullptr;
+    try {
+      found = &frontend::find_workload_or_throw(p.workload);
+    } catch (const ir::LeirError& e) {  // E109, located in the file
+      throw ir::LeirError(e.code(), "workload: " + e.message() + ": '" + core::terminal_safe(p.workload) + "'", 0,
+                          where);
+    }
+    const frontend::Workload& w = *found;
     frontend::Params given;
     if (j.contains("params")) {
       if (!j["params"].is_object()) bad(where, "params", "not an object of integers");

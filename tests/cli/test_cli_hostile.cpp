@@ -185,6 +185,24 @@ TEST_F(HostileCli, MissingFileCorruptModelAndUnknownStrategyCarryACode) {
   EXPECT_EQ(stale.err, "steptp: error: S001 at " + path("stale-path.json") +
                            ": steps[0] (loop_split@0/l5{outer=2}): stale site: loop_split@0/l5{outer=2} is not a site "
                            "of this task\n");
+  // An unknown workload keeps its code, at the file; a file without a root says so; the timing flags need --measure
+  // and --fp-contract takes on or off: usage errors (U001), one line.
+  std::ofstream(dir_ / "nowl-path.json") << R"({"workload": "NoSuchWorkload", "steps": []})";
+  const Result nowl = run("replay " + path("nowl-path.json"), dir_);
+  EXPECT_EQ(nowl.rc, 2);
+  EXPECT_EQ(nowl.err, "steptp: error: LEIR-E109 at " + path("nowl-path.json") +
+                          ": workload: unknown workload (see `steptp workloads list`): 'NoSuchWorkload'\n");
+  std::ofstream(dir_ / "noroot-path.json") << R"({"steps": []})";
+  const Result noroot = run("replay " + path("noroot-path.json"), dir_);
+  EXPECT_EQ(noroot.rc, 2);
+  EXPECT_NE(noroot.err.find("S005 at " + path("noroot-path.json") + ": no root"), std::string::npos) << noroot.err;
+  for (const std::string flags : {" --measure --fp-contract maybe", " --measure --fp-contract=1", " --repeats 3",
+                                  " --fp-contract off", " --no-baseline"}) {
+    const Result r = run("replay " + path("stale-path.json") + flags, dir_);
+    EXPECT_EQ(r.rc, 2) << flags;
+    EXPECT_NE(r.err.find("U001"), std::string::npos) << flags << ": " << r.err;
+    EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  }
   // The diagnostic is located at the file: the path is printed once.
   EXPECT_EQ(run("run " + miss, dir_).err,
             "steptp: error: LEIR-E108 at " + miss + ": cannot read file: No such file or directory\n");

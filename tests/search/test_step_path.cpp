@@ -79,6 +79,8 @@ TEST(StepPath, TaskRootAndTextRoundTrip) {
 TEST(StepPath, BadFilesAreNamedByCodeAndLocation) {
   EXPECT_EQ(error_of(ojson::array()), "S005 at p.json: not a JSON object");
   EXPECT_EQ(error_of({{"steps", ojson::array()}}),
+            "S005 at p.json: no root: give \"workload\" (with \"params\") or \"task\"");
+  EXPECT_EQ(error_of({{"workload", "ReLU"}, {"task", ojson::object()}, {"steps", ojson::array()}}),
             "S005 at p.json: give the root as \"workload\" (with \"params\") or as \"task\", not both");
   EXPECT_EQ(error_of({{"workload", "Square_matrix_multiplication"}}), "S005 at p.json: steps: missing, or not an array");
   EXPECT_EQ(error_of(gemm_path({{{"candidate", 3}}})), "S005 at p.json: steps[0]: candidate: missing, or not a string");
@@ -104,7 +106,7 @@ TEST(StepPath, BadFilesAreNamedByCodeAndLocation) {
             "S004 at p.json: steps[0] (no_such_strategy@0{p=1}): unknown strategy 'no_such_strategy' (see `steptp "
             "strategies list`)");
   EXPECT_EQ(error_of({{"workload", "NoSuchWorkload"}, {"steps", ojson::array()}}),
-            "LEIR-E109 at NoSuchWorkload: unknown workload (see `steptp workloads list`)");
+            "LEIR-E109 at p.json: workload: unknown workload (see `steptp workloads list`): 'NoSuchWorkload'");
 }
 
 }  // namespace
