@@ -1,6 +1,6 @@
-// `steptp replay PATH.json [--measure] [--repeats N] [--threads T] [--fp-contract on|off] [--no-baseline] [-o FINAL.json]`: rebuilds the
-// program of a step path file (search/step_path.hpp) by applying its candidates in order, re-verifies the result
-// against the root with the search's equivalence gate (S5 on stream "search-equiv", then the strict stage;
+// `steptp replay PATH.json [--measure [--repeats N] [--threads T] [--fp-contract on|off] [--no-baseline]]
+// [-o FINAL.json]`: rebuilds the program of a step path file (search/step_path.hpp) by applying its candidates in
+// order, re-verifies the result against the root with the search's equivalence gate (S5 on stream "search-equiv", then the strict stage;
 // eval/grader.hpp) and, with --measure, times root and result paired (ABBA, as the search does) beside the library
 // baseline (at OpenBLAS's best core, runtime/best_core.hpp). Prints one JSON object on stdout.
 #include <iostream>
@@ -143,8 +143,8 @@ const CommandRegistrar reg("47-replay", [](CLI::App& app) -> RunFn {
                                          "to OUT/paths/), re-verify it against the root and optionally time it");
   c->footer("Path file: {\"workload\": NAME, \"params\": {...}, \"dtype\": \"f32\"} or {\"task\": {...}}, and "
             "\"steps\": [{\"strategy\": S, \"candidate\": ID}, ...] (docs/commands.md, replay).\n"
-            "Exit status: 0 replayed and equivalent (and timed, with --measure); 1 not equivalent, or the "
-            "timing failed; 2 bad input (S005 a bad path file, S001/S002/S004 a step that does not apply, LEIR-E "
+            "Exit status: 0 replayed and equivalent (and timed, with --measure); 1 not equivalent, the "
+            "timing failed, or the compiled result does not match the interpreter; 2 bad input (S005 a bad path file, S001/S002/S004 a step that does not apply, LEIR-E "
             "codes of the root, E109 an unknown workload, E107/E108 an unreadable path file, E115/E116 the -o path); 70 "
             "an internal error.");
   c->add_option("path", o->file, "step path file (JSON object)")->required();
