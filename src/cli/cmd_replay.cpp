@@ -1,8 +1,9 @@
 // `steptp replay PATH.json [--measure [--repeats N] [--threads T] [--fp-contract on|off] [--no-baseline]]
 // [-o FINAL.json]`: rebuilds the program of a step path file (search/step_path.hpp) by applying its candidates in
-// order, re-verifies the result against the root with the search's equivalence gate (S5 on stream "search-equiv", then the strict stage;
-// eval/grader.hpp) and, with --measure, times root and result paired (ABBA, as the search does) beside the library
-// baseline (at OpenBLAS's best core, runtime/best_core.hpp). Prints one JSON object on stdout.
+// order, re-verifies the result against the root with the search's equivalence gate (S5 on stream "search-equiv",
+// then the strict stage; eval/grader.hpp) and, with --measure, checks the compiled result against the interpreter
+// and times root and result paired (ABBA, as the search does) beside the library baseline (at OpenBLAS's best core,
+// runtime/best_core.hpp). Prints one JSON object on stdout.
 #include <iostream>
 #include <memory>
 
