@@ -145,9 +145,9 @@ const CommandRegistrar reg("47-replay", [](CLI::App& app) -> RunFn {
   c->footer("Path file: {\"workload\": NAME, \"params\": {...}, \"dtype\": \"f32\"} or {\"task\": {...}}, and "
             "\"steps\": [{\"strategy\": S, \"candidate\": ID}, ...] (docs/commands.md, replay).\n"
             "Exit status: 0 replayed and equivalent (and timed, with --measure); 1 not equivalent, the "
-            "timing failed, or the compiled result does not match the interpreter; 2 bad input (S005 a bad path file, S001/S002/S004 a step that does not apply, LEIR-E "
-            "codes of the root, E109 an unknown workload, E107/E108 an unreadable path file, E115/E116 the -o path); 70 "
-            "an internal error.");
+            "timing failed, or the compiled result does not match the interpreter; 2 bad input (S005 a bad path "
+            "file, S001/S002/S004 a step that does not apply, LEIR-E codes of the root, E109 an unknown workload, "
+            "E107/E108 an unreadable path file, E115/E116 the -o path); 70 an internal error.");
   c->add_option("path", o->file, "step path file (JSON object)")->required();
   auto* measure =
       c->add_flag("--measure", o->measure, "time the root and the result paired (ABBA), and the library baseline");

@@ -48,11 +48,12 @@ class Timer {
   /// The §4 `measurement` objects of the steps before -> afters[i]: {before, after: {median_ns, q1_ns, q3_ns,
   /// iqr_ns, repeats, number}, speedup (median of the per-round paired ratios before/after), speedup_q1,
   /// speedup_q3, speedup_vs_root, noisy, redone, order, threads, cache, env, and fp_contract: true when the kernels
-  /// were compiled with contraction}. Pairs found in the cache are not timed again; the others are timed in one pinned child, before (and `root`, for a trajectory step whose before is not
-  /// the root; nullptr otherwise) and every after interleaved round by round, forward and reverse (ABBA). A pair is
-  /// `noisy` when the 95% confidence interval of its median paired ratio, ± 1.57 · IQR / sqrt(n), is wider than
-  /// ± noise_limit relative to the median and contains a verdict threshold (0.95 or 1.05); a noisy pair is timed
-  /// again once, with 2 x repeats, and keeps the flag if it still is. When the batch child fails, each pair is timed alone so the failure is attributed.
+  /// were compiled with contraction}. Pairs found in the cache are not timed again; the others are timed in one
+  /// pinned child, before (and `root`, for a trajectory step whose before is not the root; nullptr otherwise) and
+  /// every after interleaved round by round, forward and reverse (ABBA). A pair is `noisy` when the 95% confidence
+  /// interval of its median paired ratio, ± 1.57 · IQR / sqrt(n), is wider than ± noise_limit relative to the median
+  /// and contains a verdict threshold (0.95 or 1.05); a noisy pair is timed again once, with 2 x repeats, and keeps
+  /// the flag if it still is. When the batch child fails, each pair is timed alone so the failure is attributed.
   /// Failures are cached like results.
   std::vector<Outcome> measure_batch(const TimedProgram& before, const std::vector<TimedProgram>& afters,
                                      const TimedProgram* root);

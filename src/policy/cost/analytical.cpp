@@ -257,7 +257,8 @@ MachineModel MachineModel::detect(int threads) {
 #if defined(__x86_64__) || defined(__i386__)
   m.vector_lanes_f32 = __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx2") ? 8 : 4;
   // AMD Zen (family 17h-1Ah) has two FP multiply/FMA pipes beside two FP add pipes: a multiply and an add issue in
-  // the same cycle (the kernels are compiled with -ffp-contract=off, so they stay two instructions). Floating add
+  // the same cycle (uncontracted kernels, -ffp-contract=off, keep them two instructions; contracted ones, search's
+  // default, issue two FMAs a cycle: the same 4 flops). Floating add
   // latency: 3 cycles on Zen 1-4, 2 on Zen 5 (family 1Ah). Other cores keep the defaults (two FMA pipes, 4 cycles).
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541u /* "Auth" of AuthenticAMD */ &&
