@@ -415,8 +415,13 @@ def per_task_report(args, tasks, emitted, results, torch_rows, search_dir, torch
              "the search's summary.json, `library_baseline`)", ""]
     lines = header(args, f"steptp search vs PyTorch eager vs OpenBLAS ({args.algorithm}/{args.policy})", extra)
     lines += ["| # | workload | params | naive ms | best ms | speedup | PyTorch ms | best/PyTorch | OpenBLAS ms | "
-              "best vs OpenBLAS | path | status |",
-              "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+              "best vs OpenBLAS | path | search s | measured/s | status |",
+              "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    times = {}  # task_id -> run.json task_times entry (tasks searched in this run, not resumed)
+    run_json = os.path.join(search_dir, "run.json")
+    if os.path.exists(run_json):
+        with open(run_json) as f:
+            times = {t["task_id"]: t for t in json.load(f).get("task_times", [])}
     sp, vs_torch, vs_blas, naive_torch = [], [], [], []
     paths = []
     for i, (t, r) in enumerate(zip(tasks, res)):
@@ -424,6 +429,7 @@ def per_task_report(args, tasks, emitted, results, torch_rows, search_dir, torch
         torch_ns = tr.get("median_ns") if tr else None
         naive = best = blas = speed = None
         plen, status, routine = None, "missing", None
+        tt = times.get(r.get("task_id")) if r is not None else None
         if r is not None:
             status = r.get("status", "?") + (f": {r['error']}" if r.get("error") else "")
             naive = ((r.get("root") or {}).get("latency") or {}).get("median_ns")
@@ -446,7 +452,9 @@ def per_task_report(args, tasks, emitted, results, torch_rows, search_dir, torch
         lines.append(f"| {i + 1} | {t['workload']} | {fmt_params(t.get('params', {}))} | {ms(naive)} | {ms(best)} | "
                      f"{ratio(speed)} | {ms(torch_ns)} | {ratio(tratio)} | "
                      f"{ms(blas) + (f' ({routine})' if routine else '')} | {ratio(bratio, '{:.1f}%')} | "
-                     f"{'n/a' if plen is None else plen} | {status} |")
+                     f"{'n/a' if plen is None else plen} | "
+                     f"{'n/a' if tt is None else format(tt['wall_s'], '.0f')} | "
+                     f"{'n/a' if tt is None else format(tt['measured_per_s'], '.2f')} | {status} |")
     g_sp, n_sp = geomean(sp)
     g_t, n_t = geomean(vs_torch)
     g_b, n_b = geomean(vs_blas)

@@ -97,6 +97,14 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
       ->capture_default_str()->check(CLI::IsMember({"register_block", "none"}));
   c->add_flag("--measure-guided", o->policy.measure_guided,
               "cost: measure the 2k best candidates (against --measurements) and propose the k fastest");
+  c->add_option("--pair-with", o->search.pair_with,
+                "time each new program paired with its parent (its speedup over the root is the product along its "
+                "path) or with the root (slower when the root is slow)")
+      ->capture_default_str()->check(CLI::IsMember({"parent", "root"}));
+  c->add_option("--confirm", o->search.confirm,
+                "leading programs re-measured paired with the root, in one batch, before the result is chosen "
+                "among them (0: none; needs --pair-with root)")
+      ->capture_default_str()->check(CLI::Range(0, 1000));
   c->add_option("--timer", o->timer, "real, or fixed (a deterministic latency model, for tests)")->capture_default_str();
   c->add_option("--repeats", o->repeats, "timing repeats (default, or 0: the dataset's, else 15)")
       ->check(CLI::Range(0, 100000));

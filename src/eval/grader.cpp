@@ -146,7 +146,7 @@ ProgramGrade Grader::grade(TaskContext& ctx, TaskContext& root, const AnswerProg
   if (!so.ok) return failed(g, "equivalent", "strict_not_equivalent", so.code + ": " + so.detail);
   g.equivalent = true;
   if (!cfg_.measure || !timer_) return failed(g, "faster", "not_measured", "--no-measure");
-  measure(root, after, g);
+  measure(cfg_.pair_with_parent ? ctx : root, after, g);
   return g;
 }
 
@@ -195,6 +195,14 @@ void Grader::measure(TaskContext& ctx, const ir::Task& after, ProgramGrade& g) {
     }
   }
   g.faster = true;
+}
+
+dataset::Timer::Outcome Grader::measure_pair(TaskContext& before, const ir::Task& after) {
+  if (!timer_) return {nullptr, "no timer"};
+  const std::string flags = timer_->compile_flags();
+  const dataset::TimedProgram tb{&before.before(), core::prog_key(before.before(), flags)};
+  const dataset::TimedProgram ta{&after, core::prog_key(after, flags)};
+  return timer_->measure_batch(tb, {ta}, nullptr).at(0);
 }
 
 std::string Grader::recheck_trigger(const TaskContext& root, double speedup) const {

@@ -62,6 +62,8 @@ struct GradeConfig {
   dataset::StrictConfig strict;
   bool recheck_faster = true;           // re-check suspicious speedups inside grade(); search turns this off and
                                         // re-checks only the result it reports (DATASET.md §9.4), via recheck()
+  bool pair_with_parent = false;        // search form: time the program paired with `parent` instead of `root`
+                                        // (speedup and measurement are then relative to the parent; §9.1)
 };
 
 /// The program a prompt asks to transform, with its lazily computed reference outputs (thread-safe).
@@ -118,8 +120,9 @@ class Grader {
     return grade(ctx, ctx, p, think);
   }
   /// The search form (DATASET.md §9.1): `differs`, the known list and strategy_consistent are judged against
-  /// `parent` (the program the policy was asked to transform); over_budget, equivalence and the paired
-  /// measurement against `root` (the search's starting program), so every node stays equivalent to the root.
+  /// `parent` (the program the policy was asked to transform); over_budget and equivalence against `root` (the
+  /// search's starting program), so every node stays equivalent to the root; the paired measurement against
+  /// `root`, or against `parent` with GradeConfig::pair_with_parent.
   ProgramGrade grade(TaskContext& parent, TaskContext& root, const AnswerProgram& p, const std::string& think = "");
   /// The §9.4 trigger for a speedup over `root`: "speedup above 10", "speedup above S on a compute-bound task"
   /// (root intensity >= compute_bound_intensity flop/B), or "" when no re-check is due.
@@ -134,6 +137,9 @@ class Grader {
   std::pair<bool, std::string> verify_reasoning(TaskContext& ctx, const ParsedAnswer& a,
                                                 const std::vector<ProgramGrade>& grades);
   const GradeConfig& config() const { return cfg_; }
+  /// A paired measurement of (`before`, `after`) with this grader's timer: the §4 measurement object, or the
+  /// error text of a failed one. Gates nothing (`after` has passed them).
+  dataset::Timer::Outcome measure_pair(TaskContext& before, const ir::Task& after);
 
  private:
   dataset::EquivConfig equiv_config(const std::string& stream, int draws) const;

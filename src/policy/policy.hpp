@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "base/json_text.hpp"
 #include "ir/task.hpp"
 
 namespace steptp::policy {
@@ -92,6 +93,8 @@ class Policy {
   /// The reply to `p` with sample index `sample` (0, 1, ...: pass@k samples, or a search node's later asks).
   /// Deterministic policies return the same reply for the same (prompt, sample). Throws PolicyError.
   virtual Reply reply(const Prompt& p, int sample) = 0;
+  /// What the policy runs with, for a run's summary (the cost policy: its model and why), or null.
+  virtual core::ojson describe() const { return nullptr; }
 };
 
 }  // namespace steptp::policy

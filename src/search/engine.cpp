@@ -23,7 +23,7 @@ ojson SearchConfig::to_json() const {
   return {{"algorithm", algorithm}, {"proposals", proposals}, {"measurements", measurements},
           {"k", programs_per_request()}, {"patience", patience}, {"epsilon", epsilon}, {"beam_width", beam_width},
           {"max_depth", max_depth}, {"c_uct", c_uct}, {"c_pw", c_pw}, {"alpha_pw", alpha_pw}, {"llm_mode", llm_mode},
-          {"seed", core::hex16(seed)}};
+          {"seed", core::hex16(seed)}, {"pair_with", pair_with}, {"confirm", confirm}};
 }
 
 const std::vector<std::string>& algorithm_names() {
@@ -76,6 +76,24 @@ policy::Prompt Search::prompt_for(const Node& n, int programs) {
   return p;
 }
 
+double Search::vs_root(int node, double paired) const {
+  return grader_.config().pair_with_parent ? nodes_[node].speedup * paired : paired;
+}
+
+void Search::confirm_if_leading(Node& c) {
+  if (c.noisy || !(c.speedup > leader_)) return;
+  if (c.paired_with > 0) {
+    const auto o = grader_.measure_pair(root(), c.ctx->before());
+    if (!o.error.empty()) return;  // keeps the parent-paired figure; the final confirmation decides
+    c.measurement = o.measurement;
+    c.paired_with = 0;
+    c.speedup = o.measurement["speedup"].get<double>();
+    c.noisy = o.measurement["noisy"].get<bool>();
+    if (c.noisy || !(c.speedup > leader_)) return;
+  }
+  leader_ = c.speedup;
+}
+
 eval::ProgramGrade Search::grade_at(int node, const std::string& strategy, const std::string& leir,
                                     const std::string& candidate) {
   return grader_.grade(*nodes_[node].ctx, root(), {strategy, leir},
@@ -103,7 +121,7 @@ std::optional<double> Search::measure_for_policy(int node, const std::string& st
   }
   const eval::ProgramGrade& g = it->second;
   if (!g.equivalent || !g.speedup) return std::nullopt;
-  return g.speedup;
+  return vs_root(node, *g.speedup);
 }
 
 std::vector<std::pair<policy::Reply, std::string>> Search::request(const Node& n, int programs) {
@@ -243,7 +261,10 @@ int Search::consider(int node, int ask, int index, const std::string& strategy, 
   c.candidate = g.strategy_consistent ? g.candidate : "";
   if (auto cand = strategy::parse_candidate_id(c.candidate))
     for (const auto& prm : cand->params) c.params[prm.name] = prm.value;
-  c.speedup = *g.speedup;
+  c.speedup = vs_root(node, *g.speedup);
+  c.speedup_vs_parent = *g.speedup;
+  c.paired_with = grader_.config().pair_with_parent ? node : 0;
+  confirm_if_leading(c);
   c.noisy = g.noisy;
   c.measurement = g.measurement;
   table_[c.ctx->canonical()] = c.id;

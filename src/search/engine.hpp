@@ -5,7 +5,9 @@
 // differs from its parent (`no_change`), is not in the table yet (`revisit`), validates (`invalid_program`,
 // `over_budget`, `lower_c_error`, `compile_error`, ...), is equivalent to the ROOT on the draws of stream
 // "search-equiv" (`not_equivalent`, `nan_mismatch`, ...) and can be measured (`measure_error`); every child is
-// measured paired with the root (S7), so its speedup is speedup_vs_root. Failed proposals are logged with their
+// measured paired (S7) with its parent (eval::GradeConfig::pair_with_parent, the default of `steptp search`) or
+// with the root, and its speedup_vs_root is the product of the paired ratios along its path, or the root-paired
+// ratio. Failed proposals are logged with their
 // reason and never become nodes.
 //
 // Budgets (§9.1): every program requested from the policy counts against `proposals` (returned or not, valid or
@@ -50,6 +52,8 @@ struct SearchConfig {
   double c_uct = 1.4, c_pw = 1.0, alpha_pw = 0.5;  // mcts
   std::string llm_mode = "multi";   // multi: one request for k programs; samples: k requests for one
   std::uint64_t seed = 0;           // master seed of the streams "search-equiv", "mcts" (and "policy")
+  std::string pair_with = "parent";  // parent | root: what each new program is timed paired with
+  int confirm = 3;                  // leading nodes re-measured paired with the root before the result is chosen
 
   /// Programs per request for this algorithm.
   int programs_per_request() const;
@@ -69,9 +73,14 @@ struct Node {
   std::string strategy;             // the step that made it ("" for the root)
   std::string candidate;            // printed candidate id when known (policy-built, or strategy_consistent)
   ojson params = ojson::object();   // the candidate's named parameter values ({} when unknown)
-  double speedup = 1.0;             // speedup_vs_root, paired measurement (1 for the root)
+  double speedup = 1.0;             // speedup_vs_root (1 for the root): the paired measurement with the root, or,
+                                    // paired with the parent, the parent's speedup x speedup_vs_parent
+  double speedup_vs_parent = 1.0;   // the paired ratio parent / this (equal to speedup for a child of the root)
   bool noisy = false;
-  ojson measurement;                // the §4 measurement object of (root, this); null for the root
+  ojson measurement;                // the §4 measurement object of (paired_with, this); null for the root
+  int paired_with = -1;             // the node timed as the measurement's before (the parent or the root); a
+                                    // node paired with its parent that would lead the search is re-timed with the
+                                    // root at once (Search::consider), so a compounded error never leads it
   std::vector<int> children;
   bool plan_continues = false;      // the policy planned a further step from this program (policy::Reply)
   // algorithm state
@@ -147,6 +156,11 @@ class Search {
   std::optional<double> measure_for_policy(int node, const std::string& strategy, const std::string& leir,
                                            const std::string& candidate);
   std::vector<std::pair<policy::Reply, std::string>> request(const Node& n, int programs);
+  /// speedup_vs_root of a child of `node` whose paired measurement gave `paired` (relative to the parent or root).
+  double vs_root(int node, double paired) const;
+  /// Paired with its parent, `c` beats every node so far: its measurement is replaced by one paired with the root
+  /// (not counted against M), so that the search follows root-paired leaders only.
+  void confirm_if_leading(Node& c);
 
   SearchConfig cfg_;
   policy::Policy& pol_;
@@ -160,6 +174,7 @@ class Search {
   /// Grades made for the policy (Prompt::measure), by (node, alpha-canonical program); consider() reuses them.
   std::map<std::pair<int, std::string>, eval::ProgramGrade> pregraded_;
   int proposals_used_ = 0, measurements_used_ = 0, policy_measurements_ = 0;
+  double leader_ = 1.0;  // the best speedup of a non-noisy node so far
   std::string stop_reason_;
   std::chrono::steady_clock::time_point start_;
   std::int64_t requests_ = 0, cached_ = 0, prompt_tokens_ = 0, completion_tokens_ = 0, no_proposal_ = 0;

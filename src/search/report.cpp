@@ -41,6 +41,44 @@ ojson budget_of(const Search& s) {
           {"stop_reason", s.stop_reason()}};
 }
 
+/// The SearchConfig::confirm leading nodes (not noisy, faster than the root by their search-time speedup, best
+/// first) re-measured paired with the root in one batch, so that the root runs once per round for all of them
+/// (DATASET.md §9.1). Each takes the root-paired speedup, noisy flag and measurement; a failed re-measurement
+/// marks it noisy. Returns the lines of `confirmed` ({node, speedup_search, speedup, noisy}) and fills `ids`.
+ojson confirm_leaders(Search& s, dataset::Timer& timer, std::vector<int>& ids) {
+  std::vector<int> order;
+  for (const Node& n : s.nodes())
+    if (n.id > 0 && !n.noisy && n.speedup > 1.0) order.push_back(n.id);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return s.nodes()[a].speedup > s.nodes()[b].speedup; });
+  if (order.size() > std::size_t(std::max(0, s.config().confirm))) order.resize(std::size_t(std::max(0, s.config().confirm)));
+  ojson lines = ojson::array();
+  if (order.empty()) return lines;
+  const std::string flags = timer.compile_flags();
+  const dataset::TimedProgram root{&s.root().before(), core::prog_key(s.root().before(), flags)};
+  std::vector<dataset::TimedProgram> afters;
+  for (int v : order) afters.push_back({&s.nodes()[v].ctx->before(), core::prog_key(s.nodes()[v].ctx->before(), flags)});
+  const auto outcomes = timer.measure_batch(root, afters, nullptr);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    Node& n = s.nodes()[order[i]];
+    ojson line{{"node", n.id}, {"speedup_search", n.speedup}};
+    if (outcomes[i].error.empty()) {
+      n.measurement = outcomes[i].measurement;
+      n.paired_with = 0;
+      n.speedup = n.measurement["speedup"].get<double>();
+      n.noisy = n.measurement["noisy"].get<bool>();
+    } else {
+      n.noisy = true;
+      line["error"] = outcomes[i].error;
+    }
+    line["speedup"] = n.speedup;
+    line["noisy"] = n.noisy;
+    lines.push_back(std::move(line));
+    ids.push_back(n.id);
+  }
+  return lines;
+}
+
 }  // namespace
 
 ojson task_result(Search& s, const std::string& task_id, const std::string& workload, const std::string& policy,
@@ -55,9 +93,14 @@ ojson task_result(Search& s, const std::string& task_id, const std::string& work
   r["error"] = nullptr;
   // best: the fastest non-noisy node faster than the root; suspicious ones must pass the re-check. When none is,
   // the root itself is the result (a search never reports a program slower than the one it started from).
+  // With confirmation, only the confirmed nodes can be the result (their measurement is the root-paired one).
+  std::vector<int> confirmed;
+  const ojson confirmed_lines = s.config().confirm > 0 ? confirm_leaders(s, timer, confirmed) : ojson::array();
   std::vector<int> order;
   for (const Node& n : s.nodes())
-    if (n.id > 0 && !n.noisy && n.speedup > 1.0) order.push_back(n.id);
+    if (n.id > 0 && !n.noisy && n.speedup > 1.0 &&
+        (s.config().confirm <= 0 || std::find(confirmed.begin(), confirmed.end(), n.id) != confirmed.end()))
+      order.push_back(n.id);
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return s.nodes()[a].speedup > s.nodes()[b].speedup; });
   ojson rechecks = ojson::array();
@@ -84,7 +127,7 @@ ojson task_result(Search& s, const std::string& task_id, const std::string& work
   int ref = best;
   if (ref == 0)
     for (const Node& n : s.nodes())
-      if (n.id > 0 && n.measurement.is_object()) {
+      if (n.id > 0 && n.parent == 0 && n.measurement.is_object()) {
         ref = n.id;
         break;
       }
@@ -111,6 +154,7 @@ ojson task_result(Search& s, const std::string& task_id, const std::string& work
                    {"latency_ns", ns > 0 ? ojson(ns) : ojson(nullptr)}, {"speedup_vs_baseline", vs_base},
                    {"noisy", n.noisy}, {"path", path_to(s, best)}};
   }
+  r["confirmed"] = confirmed_lines;
   r["rechecks"] = rechecks;
   r["budget"] = budget_of(s);
   std::map<std::string, int> outcomes;
@@ -121,11 +165,25 @@ ojson task_result(Search& s, const std::string& task_id, const std::string& work
   for (const Node& n : s.nodes())
     nodes.push_back({{"id", n.id}, {"parent", n.parent}, {"depth", n.depth}, {"strategy", n.strategy},
                      {"candidate", n.candidate.empty() ? ojson(nullptr) : ojson(n.candidate)}, {"speedup", n.speedup},
-                     {"noisy", n.noisy}, {"children", n.children}, {"asks", n.asks}, {"visits", n.visits},
+                     {"speedup_vs_parent", n.speedup_vs_parent}, {"noisy", n.noisy}, {"children", n.children}, {"asks", n.asks}, {"visits", n.visits},
                      {"value", n.value}, {"exhausted", n.exhausted}});
   r["nodes"] = nodes;
   r["llm"] = s.llm_usage();
   return r;
+}
+
+ojson measured_lines(const Search& s, const std::string& task_id) {
+  ojson out = ojson::array();
+  for (const Node& n : s.nodes()) {
+    if (n.id == 0 || !n.measurement.is_object() || n.paired_with < 0) continue;
+    const ir::Task& b = s.nodes()[n.paired_with].ctx->before();
+    const ojson task = ojson::parse(ir::task_to_json(b));
+    out.push_back({{"task_id", task_id}, {"workload", b.workload}, {"suite", b.suite}, {"node", n.id},
+                   {"paired_with", n.paired_with}, {"strategy", n.strategy},
+                   {"before", {{"leir", task["leir"]}, {"known", task["known"]}}},
+                   {"after", {{"leir", n.ctx->printed()}}}, {"measurement", n.measurement}});
+  }
+  return out;
 }
 
 ojson failed_task_result(const std::string& task_id, const std::string& workload, const SearchConfig& cfg,
@@ -261,6 +319,8 @@ std::string summary_markdown(const ojson& s, const std::vector<ojson>& results) 
                     num(s["mean_budget_use"]["proposals"]), num(s["mean_budget_use"]["measurements"]));
   if (const auto lib = s.find("library_baseline"); lib != s.end() && lib->is_object())
     md += library_baseline_line(*lib);
+  if (const auto pc = s.find("policy_config"); pc != s.end() && pc->is_object())
+    md += fmt::format("Cost model: {} ({}).\n\n", pc->value("model", "?"), pc->value("chosen_by", "?"));
   md += "| workload | root ms | baseline ms | best ms | speedup | vs baseline | path | proposals | measurements | stop |\n";
   md += "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : results) {

@@ -6,11 +6,16 @@
 //    baseline: null | {routine, median_ns, q1_ns, q3_ns, iqr_ns},
 //    result: null (error) | {node, improved, leir, speedup, latency_ns, speedup_vs_baseline, noisy,
 //            path: [{strategy, candidate, params, speedup}]},
+//    confirmed: [{node, speedup_search, speedup, noisy[, error]}],
 //    rechecks: [{node, speedup, trigger, equivalent, speedup_recheck, noisy, passed, detail}],
 //    budget: {proposals: {limit, used, unused}, measurements: {limit, used, unused}, stop_reason},
-//    outcomes: {accepted: n, <reason>: n, ...}, nodes: [{id, parent, depth, strategy, candidate, speedup, noisy,
-//    children, asks, visits, value}], llm: {requests, cached, prompt_tokens, completion_tokens, no_proposal}}
-// `result` is the program to use: the fastest node faster than the root that is not noisy and passes the §9.4
+//    outcomes: {accepted: n, <reason>: n, ...}, nodes: [{id, parent, depth, strategy, candidate, speedup,
+//    speedup_vs_parent, noisy, children, asks, visits, value}], llm: {requests, cached, prompt_tokens,
+//    completion_tokens, no_proposal}}
+// Confirmation (SearchConfig::confirm > 0): the leading nodes by search-time speedup are re-measured paired with the
+// root in one batch and only they can be the result, ranked by that measurement (`confirmed`; a node's `speedup`
+// is then the confirmed one). `result` is the program to use: the fastest node faster than the root that is not
+// noisy and passes the §9.4
 // re-check when its speedup is suspicious (a failing node is discarded and the next one examined; every examination
 // is listed under `rechecks`) — or the root itself (node 0, speedup 1, empty path, improved false) when no node
 // qualifies, so a search never reports a program slower than the one it started from. Its latency is the paired
@@ -32,6 +37,11 @@ namespace steptp::search {
 /// `baseline`: the library baseline object or null. Never throws for a failed re-check or measurement (recorded).
 ojson task_result(Search& s, const std::string& task_id, const std::string& workload, const std::string& policy,
                   dataset::Timer& timer, const ojson& baseline);
+
+/// measured.jsonl: one line per measured node, in the shape of a dataset record's fields that `steptp cost-model
+/// train` reads (task_id, workload, suite, before {leir, known}, after {leir}, measurement), plus node, paired_with
+/// (the node timed as the measurement's before) and strategy: the search's trajectories as cost-model training data.
+ojson measured_lines(const Search& s, const std::string& task_id);
 
 /// The result line of a task that could not be searched (the root does not validate, a fatal policy error, ...).
 ojson failed_task_result(const std::string& task_id, const std::string& workload, const SearchConfig& cfg,

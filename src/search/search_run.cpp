@@ -166,6 +166,12 @@ void validate_options(const SearchOptions& opt) {
   if (opt.search.measurements < 1) throw SearchUsageError("--measurements must be at least 1");
   if (opt.search.llm_mode != "multi" && opt.search.llm_mode != "samples")
     throw SearchUsageError("--llm-mode " + opt.search.llm_mode + ": expected multi or samples");
+  if (opt.search.pair_with != "parent" && opt.search.pair_with != "root")
+    throw SearchUsageError("--pair-with " + opt.search.pair_with + ": expected parent or root");
+  if (opt.search.confirm < 0) throw SearchUsageError("--confirm must be at least 0");
+  if (opt.search.pair_with == "parent" && opt.search.confirm < 1)
+    throw SearchUsageError("--pair-with parent needs --confirm 1 or more: the result's speedup must come from a "
+                           "measurement paired with the root");
   if (opt.timer != "real" && opt.timer != "fixed")
     throw SearchUsageError("--timer " + opt.timer + ": expected real or fixed");
   if (opt.out_dir.empty()) throw SearchUsageError("give --out DIR");
@@ -202,6 +208,7 @@ eval::GradeConfig search_grade_config(const SearchOptions& opt, const dataset::G
   gc.measure = true;
   gc.equiv_stream = "search-equiv";
   gc.recheck_faster = false;
+  gc.pair_with_parent = opt.search.pair_with == "parent";
   return gc;
 }
 
@@ -280,6 +287,7 @@ ojson search_root(const RunContext& rc, const Root& root, const std::string& key
     if (opt.baseline)
       base = runtime::time_library_baseline_best(root.workload, *root.task, rc.gen.repeats, opt.threads);
     done["result"] = task_result(s, root.task_id, root.workload, opt.policy.name, rc.timer, base);
+    done["measured"] = measured_lines(s, root.task_id);
     done["proposals"] = ojson::array();
     for (const auto& p : s.proposals()) {
       ojson j = p.to_json();
@@ -340,15 +348,18 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
   eval::Grader grader(gc, &timer, &cold_timer);
   if (!pol) make_pol(&cache);
   const std::string key_of_run = run_key(opt, gc, timer, gen);
-  std::vector<ojson> results, proposals, transcripts;
+  std::vector<ojson> results, proposals, transcripts, measured;
+  ojson task_times = ojson::array();  // per searched (not resumed) root: wall seconds, measurements per second
   std::int64_t resumed = 0;
   auto write_outputs = [&] {
     ir::write_file_atomic(opt.out_dir + "/results.jsonl", lines(results));
     ir::write_file_atomic(opt.out_dir + "/proposals.jsonl", lines(proposals));
     ir::write_file_atomic(opt.out_dir + "/transcripts.jsonl", lines(transcripts));
+    ir::write_file_atomic(opt.out_dir + "/measured.jsonl", lines(measured));
     ojson summary = summarize(results, opt.search, opt.policy.name);
     if (opt.baseline) summary["library_baseline"] = runtime::baseline_library();
     summary["kernel_flags"] = timer.compile_flags();
+    if (const ojson d = pol->describe(); !d.is_null()) summary["policy_config"] = d;
     ir::write_file_atomic(opt.out_dir + "/summary.json", core::dump_py(summary) + "\n");
     ir::write_file_atomic(opt.out_dir + "/summary.md", summary_markdown(summary, results));
     return summary;
@@ -364,11 +375,21 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
         done = ojson::parse(*v);
         ++resumed;
       }
-    if (done.is_null()) done = search_root(rc, root, key, [&] { write_outputs(); });
+    if (done.is_null()) {
+      const auto t_root = std::chrono::steady_clock::now();
+      done = search_root(rc, root, key, [&] { write_outputs(); });
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_root).count();
+      const ojson& used = done["result"]["budget"]["measurements"]["used"];
+      const double measured = used.is_number() ? used.get<double>() : 0.0;
+      task_times.push_back({{"task_id", root.task_id}, {"workload", root.workload}, {"wall_s", wall}, {"measurements", measured},
+                            {"measured_per_s", wall > 0 ? measured / wall : 0.0}});
+    }
     results.push_back(done["result"]);
     if (root.task) write_path_file(opt.out_dir, results.size(), *root.task, done["result"]);
     for (const auto& p : done["proposals"]) proposals.push_back(p);
     for (const auto& t : done["transcripts"]) transcripts.push_back(t);
+    if (done.contains("measured"))
+      for (const auto& m : done["measured"]) measured.push_back(m);
     write_outputs();
     progress.tick();
   }
@@ -381,7 +402,7 @@ SearchRunResult run_search(const SearchOptions& opt_in) {
   out.run = {{"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
              {"tasks", roots.size()}, {"resumed_tasks", resumed}, {"env", timer.env()},
              {"measurement_cache", {{"hits", hits}, {"misses", misses}}},
-             {"llm_requests", llm ? ojson(llm->requests()) : ojson(nullptr)}};
+             {"llm_requests", llm ? ojson(llm->requests()) : ojson(nullptr)}, {"task_times", task_times}};
   ir::write_file_atomic(opt.out_dir + "/run.json", core::dump_py(out.run) + "\n");
   return out;
 }

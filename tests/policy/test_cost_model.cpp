@@ -15,6 +15,7 @@
 #include "policy/cost/analytical.hpp"
 #include "policy/cost/features.hpp"
 #include "policy/cost/model.hpp"
+#include "policy/cost_policy.hpp"
 
 namespace steptp::policy::cost {
 namespace {
@@ -365,6 +366,41 @@ TEST_F(CostLearnedSlow, TrainsDeterministicallyLoadsAndScores) {
   EXPECT_NE(slurp(dir_ + "/se/log.txt").find("U001 at `steptp cost-model score`: --terms needs the analytical model"),
             std::string::npos)
       << slurp(dir_ + "/se/log.txt");
+}
+
+TEST_F(CostLearnedSlow, AModelFileRunsItsLearnedModelOnlyWhenItRanksHeldOutClearPairsAsWell) {
+  const std::string a = dir_ + "/choice.json";
+  ASSERT_EQ(run_cli({"cost-model", "train", dir_ + "/ds", "-o", a, "--rounds", "5", "--holdout-frac", "0.5"}, dir_), 0);
+  auto j = core::ojson::parse(slurp(a));
+  const auto& clear = j["train"]["pairwise_clear"];
+  ASSERT_TRUE(clear["learned"].is_object() && clear["analytical"].is_object()) << j["train"].dump();
+  // the clear pairs are a subset of all held-out pairs
+  EXPECT_LE(clear["learned"]["pairs"].get<int>(), j["train"]["pairwise"]["learned"]["pairs"].get<int>());
+  auto with = [&](double learned, double analytical, int pairs) {
+    j["train"]["pairwise_clear"]["learned"]["accuracy"] = learned;
+    j["train"]["pairwise_clear"]["analytical"]["accuracy"] = analytical;
+    j["train"]["pairwise_clear"]["learned"]["pairs"] = pairs;
+    j["train"]["pairwise_clear"]["analytical"]["pairs"] = pairs;
+    const std::string path = dir_ + "/choice-edit.json";
+    std::ofstream(path) << j.dump();
+    return choose_model(path);
+  };
+  const ModelChoice worse = with(0.55, 0.7, 40);
+  EXPECT_FALSE(worse.learned);
+  EXPECT_EQ(worse.why, "held-out clear-pair accuracy: learned 55.0%, analytical 70.0% (40 pairs)");
+  EXPECT_TRUE(with(0.9, 0.7, 40).learned);
+  EXPECT_TRUE(with(0.7, 0.7, 40).learned);  // a tie keeps the file's model
+  const ModelChoice none = with(0.0, 0.9, 0);
+  EXPECT_TRUE(none.learned);
+  EXPECT_EQ(none.why, "the model file reports no held-out clear pair");
+  // the cost policy says which model it runs, and why
+  with(0.55, 0.7, 40);
+  auto pol = policy::make_cost_policy(dir_ + "/choice-edit.json", 16, 1, "none", "none");
+  EXPECT_EQ(pol->describe()["model"], "analytical");
+  EXPECT_EQ(pol->describe()["chosen_by"], worse.why);
+  with(0.9, 0.7, 40);
+  pol = policy::make_cost_policy(dir_ + "/choice-edit.json", 16, 1, "none", "none");
+  EXPECT_EQ(pol->describe()["model"], "xgboost:" + dir_ + "/choice-edit.json");
 }
 
 TEST_F(CostLearnedSlow, CorruptModelFilesGiveClearErrors) {

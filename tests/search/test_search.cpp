@@ -64,12 +64,13 @@ struct Fixture {
   core::Cache cache{":memory:"};
   std::unique_ptr<dataset::Timer> timer;
   std::unique_ptr<eval::Grader> grader;
-  Fixture() {
+  explicit Fixture(bool pair_with_parent = false) {
     gen.timer = "fixed";
     timer = std::make_unique<dataset::Timer>(gen, &cache);
     eval::GradeConfig gc;
     gc.equiv_stream = "search-equiv";
     gc.recheck_faster = false;
+    gc.pair_with_parent = pair_with_parent;
     gc.consistency_enum_limit = 0;
     grader = std::make_unique<eval::Grader>(gc, timer.get(), timer.get());
   }
@@ -251,6 +252,64 @@ ojson fake_result(std::optional<double> speedup, std::optional<double> vs_base, 
                         : ojson(nullptr);
   r["baseline"] = baseline ? ojson{{"median_ns", 100.0}} : ojson(nullptr);
   return r;
+}
+
+TEST(SearchEngineSlow, PairedWithTheParentASpeedupIsTheProductAlongThePathAndTheLeadersAreConfirmed) {
+  // The fixed timer's latencies are exact, so the product of the parent-paired ratios along a path equals the
+  // root-paired ratio of a search that pairs with the root: the same policy and seed grow the same tree. (Gemm_Add_ReLU:
+  // the fixed model's latencies change along its paths and a depth-2 node leads; a matmul's reorders change none.)
+  const auto* w = frontend::find_workload("Gemm_Add_ReLU");
+  const ir::Task root_task = frontend::emit(*w, frontend::small_params(*w), ir::DType::F32);
+  Fixture by_root(false), by_parent(true);
+  auto pol_a = policy::make_cost_policy("analytical", 64, 1, "none", "none", false);
+  auto pol_b = policy::make_cost_policy("analytical", 64, 1, "none", "none", false);
+  SearchConfig c = config("bfs", 12, 8);  // bfs: the tree does not depend on the speedups' last bits
+  c.confirm = 2;
+  Search a(c, *pol_a, *by_root.grader, std::make_shared<eval::TaskContext>(root_task), "Gemm_Add_ReLU");
+  Search b(c, *pol_b, *by_parent.grader, std::make_shared<eval::TaskContext>(root_task), "Gemm_Add_ReLU");
+  run_algorithm(a);
+  run_algorithm(b);
+  ASSERT_EQ(a.nodes().size(), b.nodes().size());
+  ASSERT_GE(b.nodes().size(), 4u);
+  bool deep = false;
+  int rooted = 0;  // deeper nodes re-timed with the root when they led
+  for (std::size_t i = 1; i < b.nodes().size(); ++i) {
+    const Node& n = b.nodes()[i];
+    EXPECT_EQ(n.ctx->canonical(), a.nodes()[i].ctx->canonical());
+    EXPECT_NEAR(n.speedup, a.nodes()[i].speedup, 1e-9 * a.nodes()[i].speedup) << "node " << i;
+    EXPECT_NEAR(n.speedup, b.nodes()[n.parent].speedup * n.speedup_vs_parent, 1e-12 * n.speedup);
+    deep = deep || n.parent > 0;
+    // the measurement pairs the parent with the node, or the root once the node led the search
+    if (n.paired_with == 0) {
+      EXPECT_DOUBLE_EQ(n.measurement["speedup"].get<double>(), n.speedup);
+      rooted += n.parent > 0 ? 1 : 0;
+    } else {
+      EXPECT_EQ(n.paired_with, n.parent);
+      EXPECT_DOUBLE_EQ(n.measurement["speedup"].get<double>(), n.speedup_vs_parent);
+    }
+  }
+  EXPECT_TRUE(deep) << "no node below depth 1: the product is never exercised";
+  EXPECT_GE(rooted, 1) << "no deeper node led the search: the re-timing with the root is never exercised";
+  ojson r = task_result(b, "t", "m", "cost", *by_parent.timer, nullptr);
+  double lead = 0;
+  std::size_t faster = 0;
+  for (const Node& n : b.nodes())
+    if (n.id > 0) {
+      lead = std::max(lead, n.speedup);
+      faster += !n.noisy && n.speedup > 1.0 ? 1 : 0;
+    }
+  ASSERT_GE(faster, 1u);
+  ASSERT_EQ(r["confirmed"].size(), std::min<std::size_t>(2, faster));
+  EXPECT_DOUBLE_EQ(r["confirmed"][0]["speedup_search"].get<double>(), lead);
+  for (const auto& line : r["confirmed"])
+    EXPECT_NEAR(line["speedup"].get<double>(), line["speedup_search"].get<double>(), 1e-9 * lead);
+  // the result is a confirmed node, with the root-paired measurement's latency
+  EXPECT_EQ(r["result"]["node"], r["confirmed"][0]["node"]);
+  const Node& best = b.nodes()[r["result"]["node"].get<int>()];
+  EXPECT_DOUBLE_EQ(r["root"]["latency"]["median_ns"].get<double>(),
+                   best.measurement["before"]["median_ns"].get<double>());
+  EXPECT_NEAR(r["root"]["latency"]["median_ns"].get<double>() / r["result"]["latency_ns"].get<double>(),
+              r["result"]["speedup"].get<double>(), 1e-9 * lead);
 }
 
 TEST(SearchEngineSlow, MeasureGuidedCostPolicyCountsEachOfItsMeasurementsOnce) {

@@ -110,10 +110,28 @@ TEST(SearchCliSlow, SameSeedGivesByteIdenticalOutputs) {
   const std::string d = temp_dir("search-det");
   ASSERT_EQ(run_cli(fixed_args(d + "/a"), d), 0) << slurp(d + "/log.txt");
   ASSERT_EQ(run_cli(fixed_args(d + "/b"), d), 0) << slurp(d + "/log.txt");
-  for (const char* f : {"results.jsonl", "proposals.jsonl", "transcripts.jsonl", "summary.json", "summary.md"})
+  for (const char* f : {"results.jsonl", "proposals.jsonl", "transcripts.jsonl", "summary.json", "summary.md",
+                        "measured.jsonl"})
     EXPECT_EQ(slurp(d + "/a/" + f), slurp(d + "/b/" + f)) << f;
   const auto results = jsonl(d + "/a/results.jsonl");
   ASSERT_EQ(results.size(), kWorkloads.size());
+  // measured.jsonl: one line per measured node, the pair it was timed in (parent, or the root once confirmed)
+  std::size_t measured_nodes = 0;
+  for (const auto& r : results)
+    for (const auto& n : r["nodes"]) measured_nodes += n["id"].get<int>() > 0 ? 1 : 0;
+  const auto measured = jsonl(d + "/a/measured.jsonl");
+  EXPECT_EQ(measured.size(), measured_nodes);
+  for (const auto& m : measured) {
+    const auto& r = results[std::size_t(std::find(kWorkloads.begin(), kWorkloads.end(), m["workload"]) - kWorkloads.begin())];
+    const auto& node = r["nodes"][m["node"].get<std::size_t>()];
+    EXPECT_TRUE(m["paired_with"] == node["parent"] || m["paired_with"] == 0) << m.dump();
+    EXPECT_GT(m["measurement"]["after"]["median_ns"].get<double>(), 0);
+    EXPECT_EQ(m["after"]["leir"].get<std::string>().empty(), false);
+  }
+  // ... which `steptp cost-model train` reads as training records
+  ASSERT_EQ(run_cli({"cost-model", "train", d + "/a", "-o", d + "/cm.json", "--rounds", "5", "--holdout-frac", "0.5"}, d),
+            0) << slurp(d + "/log.txt");
+  EXPECT_EQ(ojson::parse(slurp(d + "/cm.json"))["train"]["measured_records"].get<std::size_t>(), measured.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     EXPECT_EQ(r["status"], "ok");
@@ -227,6 +245,8 @@ TEST(SearchCliSlow, BadInputExitsTwoWithOneLineOrIsRecordedPerTask) {
   one_line_exit2({"search", "--workloads", "softmax", "--algorithm", "annealing", "--out", o}, "unknown algorithm");
   one_line_exit2({"search", "--workloads", "softmax", "--policy", "oracle", "--out", o}, "unknown policy");
   one_line_exit2({"search", "--workloads", "softmax", "--proposals", "0", "--out", o}, "--proposals");
+  one_line_exit2({"search", "--workloads", "softmax", "--pair-with", "sibling", "--out", o}, "--pair-with");
+  one_line_exit2({"search", "--workloads", "softmax", "--confirm", "0", "--out", o}, "--pair-with parent needs --confirm");
   one_line_exit2({"search", "--workloads", "softmax", "--measurements", "-3", "--out", o}, "--measurements");
   one_line_exit2({"search", "--workloads", "NoSuchOp", "--out", o}, "LEIR-E109 at NoSuchOp: unknown workload");
   one_line_exit2({"search", "--out", o}, "give the roots");
@@ -284,7 +304,7 @@ TEST(SearchCli, HelpDocumentsEveryFlag) {
                         "--out", "--base-url", "--model", "--temperature", "--max-tokens", "--timeout", "--retries",
                         "--api-key-env", "--llm-mode", "--replay", "--cost-model", "--enum-limit", "--time-limit",
                         "--threads", "--no-baseline", "--suspicious-speedup", "--seed", "--max-steps", "--max-memory",
-                        "--no-strict-equivalence"})
+                        "--no-strict-equivalence", "--pair-with", "--confirm"})
     EXPECT_NE(h.find(f), std::string::npos) << f;
 }
 

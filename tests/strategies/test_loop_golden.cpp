@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "strategies/common.hpp"
+#include "strategies/loop/loop_util.hpp"
 #include "graph_memory_test_util.hpp"
 #include "strategy_test_util.hpp"
 
@@ -91,6 +92,31 @@ TEST(LoopReorder, NoSwapAcrossATrueDependence) {
   EXPECT_FALSE(has_id(ids, "loop_reorder@1{p=0,q=2}"));
   EXPECT_FALSE(has_id(ids, "loop_reorder@1{p=1,q=2}"));
   EXPECT_THROW(apply_id("loop_reorder@1{p=1,q=2}", t), st::StrategyError);
+}
+
+TEST(LoopReorder, UncheckedSwapsAreEverySwapAndApplyKeepsExactlyTheLegalOnes) {
+  // The cost policy's lookahead ranks every swap before checking any (loop_util.hpp unchecked_reorders): each is
+  // a candidate of enumerate's shape with the program apply would give, and apply accepts exactly enumerate's.
+  auto t = make_task(
+      "B^{4}_{tx=0}L^{6}_{a=0}L^{6}_{c=0}[X_{tx,a,c}=A_{tx,a,c};];"
+      "B^{4}_{tx=0}L^{5}_{a=0}L^{5}_{c=0}[X_{tx,a+1,c}=X_{tx,a,c+1}+1;];",
+      {{"A", R::Input, {4, 6, 6}}, {"X", R::Output, {4, 6, 6}}});
+  const auto legal = candidate_ids("loop_reorder", t);
+  const auto swaps = st::loop::unchecked_reorders(t);
+  ASSERT_EQ(swaps.size(), 6u);  // three pairs in each of two nests
+  std::size_t accepted = 0;
+  for (const auto& [c, after] : swaps) {
+    const std::string id = c.id();
+    if (has_id(legal, id)) {
+      ++accepted;
+      EXPECT_EQ(leir(apply_id(id, t)), steptp::ir::print_program(after.program)) << id;
+    } else {
+      EXPECT_THROW(apply_id(id, t), st::StrategyError) << id;
+    }
+  }
+  EXPECT_EQ(accepted, legal.size());
+  EXPECT_TRUE(has_id(legal, "loop_reorder@1{p=0,q=1}"));
+  EXPECT_FALSE(has_id(legal, "loop_reorder@1{p=1,q=2}"));
 }
 
 TEST(LoopTiling, GemmCatalogueExample) {

@@ -3,7 +3,10 @@
 
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "policy/cost/features.hpp"
 #include "policy/cost/model.hpp"
@@ -95,6 +98,26 @@ class LearnedModel : public CostModel {
 };
 
 }  // namespace
+
+ModelChoice choose_model(const std::string& path) {
+  load_cost_model(path);  // the same checks
+  const core::ojson j = core::ojson::parse(ir::read_file(path));
+  const core::ojson clear = j.contains("train") ? j["train"].value("pairwise_clear", core::ojson()) : core::ojson();
+  auto acc = [&](const char* m) -> std::optional<double> {
+    if (!clear.is_object() || !clear.contains(m) || clear[m].value("pairs", 0) <= 0) return std::nullopt;
+    return clear[m].value("accuracy", 0.0);
+  };
+  const auto learned = acc("learned"), analytical = acc("analytical");
+  ModelChoice c;
+  if (!learned || !analytical) {
+    c.why = "the model file reports no held-out clear pair";
+    return c;
+  }
+  c.learned = *learned >= *analytical;
+  c.why = fmt::format("held-out clear-pair accuracy: learned {:.1f}%, analytical {:.1f}% ({} pairs)", 100 * *learned,
+                      100 * *analytical, clear["learned"].value("pairs", 0));
+  return c;
+}
 
 std::unique_ptr<CostModel> load_cost_model(const std::string& path) {
   auto bad = [&](const std::string& why) { return std::runtime_error(path + ": not a steptp cost model (" + why + ")"); };

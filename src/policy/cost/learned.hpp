@@ -7,7 +7,8 @@
 //    "train": TrainReport::to_json()}
 // The machine model is the one the features were computed with at training time; scoring uses it too.
 //
-// Training data: every record whose `measurement` is non-null. Each distinct program (its task JSON) is one row:
+// Training data: every record whose `measurement` is non-null (a search's measured.jsonl lines are such records:
+// its trajectories, at the shapes searched). Each distinct program (its task JSON) is one row:
 // a before program with the median of its records' before.median_ns, an after program with the median of its
 // after.median_ns; target log2(latency in seconds). Held out by workload: workload w is held out when
 // derive(seed, "cost-model-holdout", {w}) / 2^64 < holdout_frac (base/hash.hpp), adjusted so that both sides
@@ -15,7 +16,8 @@
 //
 // Pairwise accuracy on held-out tasks: over the pairs of distinct programs of one task (the before program and
 // the programs measured against it) whose measured latencies differ, the fraction the model orders like the
-// measurement (an exact tie in the prediction counts 1/2). "Record" accuracy: over held-out records, the fraction
+// measurement (an exact tie in the prediction counts 1/2); "clear" pairs are those whose measured latencies differ by
+// at least 10% (the slower one >= 1.1 x the faster), the pairs a search must order right. "Record" accuracy: over held-out records, the fraction
 // where the model orders before and after like that record's paired measurement (speedup > 1 or < 1).
 #pragma once
 #include <cstdint>
@@ -44,7 +46,7 @@ struct PairScore {
 };
 
 struct TrainReport {
-  std::string dataset;                      // the records file read
+  std::string dataset;                      // the records files read, comma-separated
   std::int64_t records = 0, measured_records = 0, skipped_records = 0;  // skipped: a program failed to parse
   std::int64_t programs = 0, train_programs = 0, heldout_programs = 0;
   std::int64_t workloads = 0;
@@ -52,13 +54,16 @@ struct TrainReport {
   std::int64_t heldout_records = 0;
   double train_rmse = 0;                    // log2 seconds, learned model on its training rows
   PairScore learned_pairs, analytical_pairs;    // program pairs within held-out tasks
+  PairScore learned_clear, analytical_clear;    // those of them whose latencies differ by >= 10%
   PairScore learned_records, analytical_records;  // before/after of held-out records
   core::ojson to_json() const;
 };
 
-/// Trains on DATASET (a dataset directory, whose archive/all.jsonl is read, or a records .jsonl file) and writes
+/// Trains on every DATASET (a dataset directory, whose archive/all.jsonl is read; a `steptp search` output
+/// directory, whose measured.jsonl is read; or a records .jsonl file; a task is a task_id of one file) and writes
 /// the model file to `out_path`. Throws std::runtime_error on an unreadable or empty dataset (no measured record,
 /// fewer than two programs to train on), a bad option, or an XGBoost failure.
-TrainReport train_learned_model(const std::string& dataset, const std::string& out_path, const TrainOptions& o);
+TrainReport train_learned_model(const std::vector<std::string>& datasets, const std::string& out_path,
+                                const TrainOptions& o);
 
 }  // namespace steptp::policy::cost

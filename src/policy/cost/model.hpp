@@ -26,4 +26,14 @@ std::unique_ptr<CostModel> make_analytical_model(const MachineModel& m);
 /// file (unreadable, not JSON, wrong format tag, features of another build, a booster XGBoost refuses).
 std::unique_ptr<CostModel> load_cost_model(const std::string& path);
 
+/// The held-out ranking evidence of a model file (its "train" report): which of the learned and the analytical
+/// model ordered more of the held-out clear pairs (latencies >= 10% apart) right. `learned` is true when the
+/// learned model did at least as well, or when the file holds no held-out clear pair (no evidence against it);
+/// `why` says so in words. Throws like load_cost_model.
+struct ModelChoice {
+  bool learned = true;
+  std::string why;
+};
+ModelChoice choose_model(const std::string& path);
+
 }  // namespace steptp::policy::cost

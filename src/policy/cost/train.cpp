@@ -41,12 +41,18 @@ double median(std::vector<double> v) {
 std::string records_file(const std::string& dataset) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  if (fs::is_directory(dataset, ec) && fs::exists(fs::path(dataset) / "measured.jsonl", ec) &&
+      !fs::exists(fs::path(dataset) / "archive", ec))
+    return dataset::require_file(dataset, "measured.jsonl", "the measured programs of a steptp search output");
   if (fs::is_directory(dataset, ec))
     return dataset::require_file(dataset, "archive/all.jsonl", "the records file of a steptp generate output");
   if (!fs::exists(dataset, ec))
     throw dataset::DatasetDirError(Code::D001, dataset, "no such dataset directory or records file");
   return dataset;
 }
+
+/// A "clear" pair's latencies differ by at least 10%: |log2 a - log2 b| >= log2(1.1).
+constexpr double kClearLog2 = 0.137503523749935;
 
 /// Adds one pair's outcome to `s`: +1 when the prediction orders the two like the measurement, 1/2 on a tie.
 void score_pair(PairScore& s, double meas_a, double meas_b, double pred_a, double pred_b) {
@@ -89,18 +95,24 @@ core::ojson TrainReport::to_json() const {
                      {"heldout_records", heldout_records},
                      {"train_rmse_log2", train_rmse},
                      {"pairwise", {{"learned", pair_json(learned_pairs)}, {"analytical", pair_json(analytical_pairs)}}},
+                     {"pairwise_clear",
+                      {{"learned", pair_json(learned_clear)}, {"analytical", pair_json(analytical_clear)}}},
                      {"record_direction",
                       {{"learned", pair_json(learned_records)}, {"analytical", pair_json(analytical_records)}}}};
 }
 
-TrainReport train_learned_model(const std::string& dataset, const std::string& out_path, const TrainOptions& o) {
+TrainReport train_learned_model(const std::vector<std::string>& datasets, const std::string& out_path,
+                                const TrainOptions& o) {
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) throw std::runtime_error("--holdout-frac must be in [0, 1)");
   if (o.rounds < 1) throw std::runtime_error("--rounds must be at least 1");
   if (o.max_depth < 1) throw std::runtime_error("--max-depth must be at least 1");
+  if (datasets.empty()) throw std::runtime_error("no dataset to train on");
   TrainReport rep;
-  rep.dataset = records_file(dataset);
-  std::ifstream in(rep.dataset);
-  if (!in) throw std::runtime_error(rep.dataset + ": cannot read");
+  std::vector<std::string> files;
+  for (const auto& d : datasets) {
+    files.push_back(records_file(d));
+    rep.dataset += (rep.dataset.empty() ? "" : ", ") + files.back();
+  }
 
   // ---- distinct programs and their measurements ----
   std::vector<Program> progs;
@@ -118,8 +130,11 @@ TrainReport train_learned_model(const std::string& dataset, const std::string& o
     progs.push_back(std::move(p));
     return progs.size() - 1;
   };
+  for (const std::string& file : files) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file + ": cannot read");
   std::size_t line_no = 0;
-  for (std::string line; ir::getline_bounded(in, line, rep.dataset);) {
+  for (std::string line; ir::getline_bounded(in, line, file);) {
     ++line_no;
     if (line.empty()) continue;
     ++rep.records;
@@ -127,7 +142,7 @@ TrainReport train_learned_model(const std::string& dataset, const std::string& o
     try {
       r = core::ojson::parse(line);
     } catch (const std::exception& e) {
-      throw std::runtime_error(rep.dataset + ": line " + std::to_string(line_no) + ": invalid JSON: " + e.what());
+      throw std::runtime_error(file + ": line " + std::to_string(line_no) + ": invalid JSON: " + e.what());
     }
     if (!r.contains("measurement") || !r["measurement"].is_object()) continue;
     const auto& m = r["measurement"];
@@ -151,10 +166,11 @@ TrainReport train_learned_model(const std::string& dataset, const std::string& o
     }
     progs[b].latencies_ns.push_back(bn);
     progs[a].latencies_ns.push_back(an);
-    const std::string task_id = r.value("task_id", std::string());
+    const std::string task_id = file + "#" + r.value("task_id", std::string());  // a task of one file
     by_task[task_id].insert(b);
     by_task[task_id].insert(a);
     rec_pairs[progs[b].workload].push_back({b, a, bn, an});
+  }
   }
   if (progs.empty()) throw std::runtime_error(rep.dataset + ": no measured record (generate with measurement)");
 
@@ -223,6 +239,10 @@ TrainReport train_learned_model(const std::string& dataset, const std::string& o
         const Program &a = progs[v[i]], &b = progs[v[j]];
         score_pair(rep.learned_pairs, a.log2_s, b.log2_s, a.learned, b.learned);
         score_pair(rep.analytical_pairs, a.log2_s, b.log2_s, a.analytical, b.analytical);
+        if (std::abs(a.log2_s - b.log2_s) >= kClearLog2) {
+          score_pair(rep.learned_clear, a.log2_s, b.log2_s, a.learned, b.learned);
+          score_pair(rep.analytical_clear, a.log2_s, b.log2_s, a.analytical, b.analytical);
+        }
       }
   }
   for (const auto& w : held)

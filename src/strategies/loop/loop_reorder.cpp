@@ -98,6 +98,22 @@ std::vector<Site> reorder_sites(const ir::Task& t, const analysis::NestPath& pat
 
 std::vector<Site> enumerate_reorder(const ir::Task& t) { return enumerate_by_nest(t, reorder_sites); }
 
+std::vector<std::pair<Candidate, ir::Task>> unchecked_reorders(const ir::Task& t) {
+  std::vector<std::pair<Candidate, ir::Task>> out;
+  for (const auto& path : analysis::all_nest_paths(t.program)) {
+    const std::size_t loops = analysis::nest_at(t.program, path)->loops.size();
+    for (std::uint32_t p = 0; p < loops; ++p)
+      for (std::uint32_t q = p + 1; q < loops; ++q) {
+        SiteRef ref;
+        ref.nest = path;
+        Candidate c{"loop_reorder", ref,
+                    Params{Param{"p", static_cast<std::int64_t>(p)}, Param{"q", static_cast<std::int64_t>(q)}}};
+        out.emplace_back(std::move(c), swapped(t, path, p, q));
+      }
+  }
+  return out;
+}
+
 Applied apply_reorder(const ir::Task& t, const Candidate& c) {
   const StrategyInfo& info = info_of("loop_reorder");
   recheck_nest(t, c, reorder_sites);

@@ -3,8 +3,12 @@
 #include <cstdint>
 #include <string>
 
+#include <utility>
+#include <vector>
+
 #include "ir/ast.hpp"
 #include "strategies/analysis/locate.hpp"
+#include "strategies/registry.hpp"
 
 namespace steptp::strategy::loop {
 
@@ -19,5 +23,11 @@ std::string nest_invariants_broken(const ir::Program& p, std::uint32_t top);
 
 /// The site nest (const), or throws StrategyError S001 (stale) when the path/loop does not exist.
 const ir::Nest& site_nest(const ir::Program& p, const analysis::NestPath& path);
+
+/// Every swap p < q of every nest header of `t` as a loop_reorder candidate, with the swapped program, before any
+/// legality analysis: a superset of enumerate's candidates (whose isl checks cost seconds on a deep nest), for a
+/// caller that ranks the results first and asks apply (which re-checks the one candidate: S002 when illegal) only
+/// for those it would take.
+std::vector<std::pair<Candidate, ir::Task>> unchecked_reorders(const ir::Task& t);
 
 }  // namespace steptp::strategy::loop
