@@ -124,6 +124,11 @@ const CommandRegistrar reg("46-search", [](CLI::App& app) -> RunFn {
   const auto no_strict = add_no_strict_equivalence_flag(c);
   auto no_progress = std::make_shared<bool>(false);
   c->add_flag("--no-progress", *no_progress, "no progress line on stderr");
+  c->add_option("--interp-max-ops", o->interp_max_ops,
+                "programs over this many statement instances are checked for equivalence as compiled C (candidate "
+                "and root) instead of in the interpreter; each node records its `check`")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+      ->capture_default_str();
   c->add_option("--max-steps", o->max_steps, "roots whose work estimate (statement executions per run) exceeds this "
                                             "are recorded as errors (E309), not searched; 0: no limit")
       ->check(non_negative())

@@ -63,6 +63,7 @@ ojson ProgramGrade::to_json() const {
   j["candidate"] = candidate.empty() ? ojson(nullptr) : ojson(candidate);
   j["recheck"] = recheck;
   j["strict_check"] = strict;
+  j["check"] = check.empty() ? ojson(nullptr) : ojson(check);
   j["measurement"] = measurement;
   return j;
 }
@@ -141,6 +142,7 @@ ProgramGrade Grader::grade(TaskContext& ctx, TaskContext& root, const AnswerProg
     return failed(g, "equivalent", "reference_error", e.what());
   }
   if (!eo.ok) return failed(g, "equivalent", eo.reason, eo.detail);
+  g.check = eo.evidence.value("method", "");
   const dataset::StrictOutcome so = strict_stage(root, after);
   g.strict = so.to_json();
   if (!so.ok) return failed(g, "equivalent", "strict_not_equivalent", so.code + ": " + so.detail);

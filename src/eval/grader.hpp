@@ -101,6 +101,8 @@ struct ProgramGrade {
   ojson measurement;                     // the §4 measurement object, or null
   ojson recheck;                         // null, or {trigger, equivalent, speedup, noisy, passed, detail}
   ojson strict;                          // null (S5 failed or not reached), or StrictOutcome::to_json()
+  std::string check;                     // how S5 ran: "interpreter", "compiled_c" (programs over interp_max_ops)
+                                         // or "interpreter_vs_compiled_c"; "" when S5 did not pass
   bool strategy_consistent = false;
   std::string candidate;                 // the first matching candidate id when consistent
   std::string canonical;                 // alpha-canonical after (trimmed text when it does not parse); not serialised

@@ -263,6 +263,7 @@ int Search::consider(int node, int ask, int index, const std::string& strategy, 
     for (const auto& prm : cand->params) c.params[prm.name] = prm.value;
   c.speedup = vs_root(node, *g.speedup);
   c.speedup_vs_parent = *g.speedup;
+  c.check = g.check;
   c.paired_with = grader_.config().pair_with_parent ? node : 0;
   confirm_if_leading(c);
   c.noisy = g.noisy;

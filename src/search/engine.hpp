@@ -78,6 +78,7 @@ struct Node {
   double speedup_vs_parent = 1.0;   // the paired ratio parent / this (equal to speedup for a child of the root)
   bool noisy = false;
   ojson measurement;                // the §4 measurement object of (paired_with, this); null for the root
+  std::string check;                // how its equivalence to the root was checked (ProgramGrade::check)
   int paired_with = -1;             // the node timed as the measurement's before (the parent or the root); a
                                     // node paired with its parent that would lead the search is re-timed with the
                                     // root at once (Search::consider), so a compounded error never leads it

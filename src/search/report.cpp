@@ -165,7 +165,8 @@ ojson task_result(Search& s, const std::string& task_id, const std::string& work
   for (const Node& n : s.nodes())
     nodes.push_back({{"id", n.id}, {"parent", n.parent}, {"depth", n.depth}, {"strategy", n.strategy},
                      {"candidate", n.candidate.empty() ? ojson(nullptr) : ojson(n.candidate)}, {"speedup", n.speedup},
-                     {"speedup_vs_parent", n.speedup_vs_parent}, {"noisy", n.noisy}, {"children", n.children}, {"asks", n.asks}, {"visits", n.visits},
+                     {"speedup_vs_parent", n.speedup_vs_parent}, {"noisy", n.noisy},
+                     {"check", n.check.empty() ? ojson(nullptr) : ojson(n.check)}, {"children", n.children}, {"asks", n.asks}, {"visits", n.visits},
                      {"value", n.value}, {"exhausted", n.exhausted}});
   r["nodes"] = nodes;
   r["llm"] = s.llm_usage();

@@ -10,7 +10,7 @@
 //    rechecks: [{node, speedup, trigger, equivalent, speedup_recheck, noisy, passed, detail}],
 //    budget: {proposals: {limit, used, unused}, measurements: {limit, used, unused}, stop_reason},
 //    outcomes: {accepted: n, <reason>: n, ...}, nodes: [{id, parent, depth, strategy, candidate, speedup,
-//    speedup_vs_parent, noisy, children, asks, visits, value}], llm: {requests, cached, prompt_tokens,
+//    speedup_vs_parent, noisy, check, children, asks, visits, value}], llm: {requests, cached, prompt_tokens,
 //    completion_tokens, no_proposal}}
 // Confirmation (SearchConfig::confirm > 0): the leading nodes by search-time speedup are re-measured paired with the
 // root in one batch and only they can be the result, ranked by that measurement (`confirmed`; a node's `speedup`

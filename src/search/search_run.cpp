@@ -204,7 +204,7 @@ eval::GradeConfig search_grade_config(const SearchOptions& opt, const dataset::G
   eval::GradeConfig gc = opt.grade;
   gc.master_seed = opt.search.seed;
   gc.equiv_draws = gen.equiv_draws;
-  gc.interp_max_ops = gen.interp_max_ops;
+  gc.interp_max_ops = opt.interp_max_ops;
   gc.measure = true;
   gc.equiv_stream = "search-equiv";
   gc.recheck_faster = false;
@@ -222,6 +222,7 @@ std::string run_key(const SearchOptions& opt, const eval::GradeConfig& gc, const
                                       {"faster", gc.faster_threshold},
                                       {"consistency", gc.consistency_enum_limit},
                                       {"baseline", opt.baseline},
+                                      {"interp_max_ops", gc.interp_max_ops},
                                       {"strict", gc.strict.enabled ? ojson(gc.strict.max_executions) : ojson(false)}})});
 }
 

@@ -63,6 +63,12 @@ struct SearchOptions {
   /// Roots over these estimates are refused as that task's error (E309, E310) instead of being run: statement
   /// executions of one run (the compiled and interpreted reference runs) and bytes of buffers. 0: no limit.
   std::uint64_t max_steps = interp::kDefaultCompiledStepBudget;
+  /// Programs over this many statement instances are checked for equivalence compiled (both the candidate and the
+  /// root as their C lowerings) instead of in the interpreter; a node's `check` says which ran. Lower than the
+  /// dataset's 5e7: a search checks every candidate, and a mid-size convolution took seconds per candidate in the
+  /// interpreter. Not much lower: a compiled check costs a compile of its own (the timed kernel is contracted),
+  /// which made MHA's search (1e7 instances) slower at 2^22.
+  std::int64_t interp_max_ops = std::int64_t{1} << 24;
   std::uint64_t max_memory_bytes = std::uint64_t{4} << 30;
 };
 

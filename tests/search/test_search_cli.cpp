@@ -296,6 +296,27 @@ TEST(SearchCliSlow, BadInputExitsTwoWithOneLineOrIsRecordedPerTask) {
   EXPECT_EQ(ojson::parse(slurp(d + "/t/summary.json"))["errors"].get<int>(), 3);
 }
 
+TEST(SearchCliSlow, InterpMaxOpsDecidesWhichEquivalenceCheckRunsAndEachNodeSaysWhich) {
+  // softmax --small runs a few thousand statement instances: the interpreter checks it by default, the compiled C
+  // lowerings (candidate and root) with --interp-max-ops 0.
+  const std::string d = temp_dir("search-check");
+  for (const char* limit : {"", "0"}) {
+    std::vector<std::string> a{"search", "--workloads", "softmax", "--small", "--policy", "random", "--timer", "fixed",
+                               "--proposals", "6", "--measurements", "3", "--no-progress", "--out",
+                               d + "/o" + limit};
+    if (*limit) a.insert(a.end(), {"--interp-max-ops", limit});
+    ASSERT_EQ(run_cli(a, d), 0) << slurp(d + "/log.txt");
+    const auto r = jsonl(d + "/o" + limit + "/results.jsonl").at(0);
+    int checked = 0;
+    for (const auto& n : r["nodes"])
+      if (n["id"].get<int>() > 0) {
+        EXPECT_EQ(n["check"], *limit ? "compiled_c" : "interpreter") << n.dump();
+        ++checked;
+      }
+    EXPECT_GE(checked, 1);
+  }
+}
+
 TEST(SearchCli, HelpDocumentsEveryFlag) {
   const std::string d = temp_dir("search-help");
   ASSERT_EQ(run_cli({"search", "--help"}, d), 0);
@@ -304,7 +325,7 @@ TEST(SearchCli, HelpDocumentsEveryFlag) {
                         "--out", "--base-url", "--model", "--temperature", "--max-tokens", "--timeout", "--retries",
                         "--api-key-env", "--llm-mode", "--replay", "--cost-model", "--enum-limit", "--time-limit",
                         "--threads", "--no-baseline", "--suspicious-speedup", "--seed", "--max-steps", "--max-memory",
-                        "--no-strict-equivalence", "--pair-with", "--confirm"})
+                        "--no-strict-equivalence", "--pair-with", "--confirm", "--interp-max-ops"})
     EXPECT_NE(h.find(f), std::string::npos) << f;
 }
 
