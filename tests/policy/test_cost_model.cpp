@@ -436,6 +436,12 @@ TEST_F(CostLearnedSlow, CorruptModelFilesGiveClearErrors) {
   EXPECT_EQ(err.rfind("steptp: error: ", 0), 0u) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_EQ(run_cli({"cost-model", "train", dir_ + "/nothing", "-o", dir_ + "/x.json"}, dir_), 2);
+  // a records file whose second line is not JSON: D003 at FILE:LINE, exit 2
+  fs::create_directories(dir_ + "/e2");
+  std::ofstream(dir_ + "/torn.jsonl") << "{}\n{\"bad\n";
+  EXPECT_EQ(run_cli({"cost-model", "train", dir_ + "/torn.jsonl", "-o", dir_ + "/x.json"}, dir_ + "/e2"), 2);
+  EXPECT_NE(slurp(dir_ + "/e2/log.txt").find("D003 at " + dir_ + "/torn.jsonl:2: not a JSON line"), std::string::npos)
+      << slurp(dir_ + "/e2/log.txt");
 }
 
 }  // namespace

@@ -141,8 +141,8 @@ TrainReport train_learned_model(const std::vector<std::string>& datasets, const 
     core::ojson r;
     try {
       r = core::ojson::parse(line);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(file + ": line " + std::to_string(line_no) + ": invalid JSON: " + e.what());
+    } catch (const std::exception&) {
+      throw dataset::DatasetDirError(Code::D003, file + ":" + std::to_string(line_no), "not a JSON line");
     }
     if (!r.contains("measurement") || !r["measurement"].is_object()) continue;
     const auto& m = r["measurement"];
