@@ -42,7 +42,8 @@ namespace steptp::policy {
 
 /// `model`: "analytical" (assuming `threads` threads) or the path of a model file written by `steptp cost-model
 /// train`, whose learned model is used unless the file's own held-out report has the analytical model ranking more
-/// clear pairs right (cost::choose_model; Policy::describe() says which model runs and why). `lookahead`: a registered strategy name or "none". `sketch`: "register_block" or "none".
+/// clear pairs right (cost::choose_model; Policy::describe() says which model runs and why). `lookahead`: a
+/// registered strategy name or "none". `sketch`: "register_block" or "none".
 /// `measure_guided`: measure the top candidates (above) instead of trusting the model. Throws
 /// std::runtime_error naming the file when the model cannot be loaded, the strategy when `lookahead` is unknown, or
 /// the sketch when it is neither.

@@ -85,10 +85,7 @@ void Search::confirm_if_leading(Node& c) {
   if (c.paired_with > 0) {
     const auto o = grader_.measure_pair(root(), c.ctx->before());
     if (!o.error.empty()) return;  // keeps the parent-paired figure; the final confirmation decides
-    c.measurement = o.measurement;
-    c.paired_with = 0;
-    c.speedup = o.measurement["speedup"].get<double>();
-    c.noisy = o.measurement["noisy"].get<bool>();
+    c.adopt_root_measurement(o.measurement);
     if (c.noisy || !(c.speedup > leader_)) return;
   }
   leader_ = c.speedup;

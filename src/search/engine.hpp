@@ -82,6 +82,13 @@ struct Node {
   int paired_with = -1;             // the node timed as the measurement's before (the parent or the root); a
                                     // node paired with its parent that would lead the search is re-timed with the
                                     // root at once (Search::consider), so a compounded error never leads it
+  /// Takes `m`, a measurement paired with the root, as this node's figure (speedup, noisy, paired_with 0).
+  void adopt_root_measurement(const ojson& m) {
+    measurement = m;
+    paired_with = 0;
+    speedup = m["speedup"].get<double>();
+    noisy = m["noisy"].get<bool>();
+  }
   std::vector<int> children;
   bool plan_continues = false;      // the policy planned a further step from this program (policy::Reply)
   // algorithm state

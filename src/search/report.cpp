@@ -63,10 +63,7 @@ ojson confirm_leaders(Search& s, dataset::Timer& timer, std::vector<int>& ids) {
     Node& n = s.nodes()[order[i]];
     ojson line{{"node", n.id}, {"speedup_search", n.speedup}};
     if (outcomes[i].error.empty()) {
-      n.measurement = outcomes[i].measurement;
-      n.paired_with = 0;
-      n.speedup = n.measurement["speedup"].get<double>();
-      n.noisy = n.measurement["noisy"].get<bool>();
+      n.adopt_root_measurement(outcomes[i].measurement);
     } else {
       n.noisy = true;
       line["error"] = outcomes[i].error;
