@@ -49,6 +49,8 @@ class CLowering {
     os_ << ")\n";
     os_ << "// Buffers are dense row-major; f16/bf16 are uint16_t bit patterns.\n";
     os_ << tu_prelude(false);
+    const std::string head = os_.str();
+    os_.str("");
     os_ << "\nextern \"C\" void leir_run(";
     first = true;
     for (const auto* b : p_.knowns()) {
@@ -75,7 +77,7 @@ class CLowering {
       ++i;
     }
     os_ << ");\n}\n";
-    return os_.str();
+    return head + helpers_.str() + os_.str();
   }
 
  private:
@@ -84,6 +86,10 @@ class CLowering {
   InitHoisting hoist_;                             // initialisers emitted as init nests
   CEmitter em_;
   std::ostringstream os_;
+  std::ostringstream helpers_;                     // the parallel loops' iteration functions, before leir_run
+  int helper_count_ = 0;
+  std::vector<std::string> open_loops_;            // C names of the loops enclosing the emission point
+  std::vector<const ir::BufferInfo*> open_locals_; // scoped buffers declared around the emission point
 
   static std::string shape_text(const std::vector<std::int64_t>& s) {
     std::string r = "[";
@@ -99,6 +105,7 @@ class CLowering {
   }
 
   void declare(const std::vector<const ir::BufferInfo*>& locals, int ind) {
+    open_locals_.insert(open_locals_.end(), locals.begin(), locals.end());
     for (const auto* b : locals) {
       const std::string ty = c_storage_type(b->dtype);
       const std::int64_t n = elements(*b);
@@ -110,6 +117,7 @@ class CLowering {
     }
   }
   void release(const std::vector<const ir::BufferInfo*>& locals, int ind) {
+    open_locals_.resize(open_locals_.size() - locals.size());
     for (const auto* b : locals)
       if (elements(*b) * static_cast<std::int64_t>(c_elem_bytes(b->dtype)) > kMaxAutoBytes)
         os_ << pad(ind) << "leir_free(" << b->name << ");\n";
@@ -160,10 +168,10 @@ class CLowering {
     return std::min<std::int64_t>(n.loops[k].extent, kUnrollBudget / per);
   }
 
-  /// Loops k.. of the nest and its body. The first non-reducing parallel loop gets `omp parallel for`; when loops
-  /// enclose it, it is emitted twice, behind `if (leir_parallel)`, with the pragma and without (one thread: no
-  /// fork per outer iteration), and only when one entry runs kMinParallelRegion statement instances, else it is
-  /// serial. The serial copy is the same code, so both compute the same values.
+  /// Loops k.. of the nest and its body. The first non-reducing parallel loop gets `omp parallel for`
+  /// (parallel_loop), behind `if (leir_parallel)`, and a serial copy for one thread: no fork (per outer iteration,
+  /// when loops enclose it). When loops enclose it, it is parallel only when one entry runs kMinParallelRegion
+  /// statement instances, else serial. Both copies are the same code, so both compute the same values.
   void loops_from(const NestCtx& c, std::size_t k, int ind, bool inpar, bool insimd, bool enclosed) {
     if (k == c.n.loops.size()) {
       for (const auto& it : c.n.body) {
@@ -181,17 +189,8 @@ class CLowering {
         loop(c, k, ind, true, insimd);  // too little work per region: serial, and no region further in
         return;
       }
-      if (enclosed) {
-        os_ << pad(ind) << "if (leir_parallel) {\n";
-        os_ << pad(ind + 1) << "#pragma omp parallel for\n";
-        loop(c, k, ind + 1, true, insimd);
-        os_ << pad(ind) << "} else {\n";
-        loop(c, k, ind + 1, true, insimd);
-        os_ << pad(ind) << "}\n";
-        return;
-      }
-      os_ << pad(ind) << "#pragma omp parallel for\n";
-      inpar = true;
+      parallel_loop(c, k, ind, insimd);
+      return;
     } else if (h.kind == ir::LoopKind::V && !red && !insimd) {
       os_ << pad(ind) << "#pragma omp simd\n";
       inpar = insimd = true;
@@ -222,10 +221,51 @@ class CLowering {
     const std::string v = c_var(c.n.loops[k].var);
     os_ << pad(ind++) << "for (int64_t " << v << " = 0; " << v << " < " << c.n.loops[k].extent << "; ++" << v
         << ") {\n";
+    iteration(c, k, ind, inpar, insimd);
+    os_ << pad(--ind) << "}\n";
+  }
+
+  /// One iteration of loop k: the locals declared there, loops k+1.. and the body.
+  void iteration(const NestCtx& c, std::size_t k, int ind, bool inpar, bool insimd) {
+    open_loops_.push_back(c_var(c.n.loops[k].var));
     if (static_cast<int>(k) == c.first_b) declare(c.locals, ind);
     loops_from(c, k + 1, ind, inpar, insimd, true);
     if (static_cast<int>(k) == c.first_b) release(c.locals, ind);
-    os_ << pad(--ind) << "}\n";
+    open_loops_.pop_back();
+  }
+
+  /// Parallel loop k: `#pragma omp parallel for` over a call of a new always-inline function that runs one
+  /// iteration, its buffers `__restrict` parameters (GCC outlines an OpenMP region into a function that receives
+  /// the buffers through a struct, where they may alias and loops stay scalar; restrict parameters of an inlined
+  /// function keep their meaning), and the same loop serially for one thread.
+  void parallel_loop(const NestCtx& c, std::size_t k, int ind, bool insimd) {
+    const std::string fn = "leir_iteration" + std::to_string(helper_count_++), v = c_var(c.n.loops[k].var);
+    std::string params, args;
+    auto add = [&](const std::string& param, const std::string& arg) {
+      params += (params.empty() ? "" : ", ") + param;
+      args += (args.empty() ? "" : ", ") + arg;
+    };
+    for (const auto* b : p_.knowns())
+      add(std::string(b->role == ir::Role::Output ? "" : "const ") + c_storage_type(b->dtype) + "* __restrict " +
+              b->name, b->name);
+    for (const auto* b : p_.intermediates())
+      if (b->scope == ir::Scope::Global) add(c_storage_type(b->dtype) + "* __restrict " + b->name, b->name);
+    for (const auto* b : open_locals_) add(c_storage_type(b->dtype) + "* __restrict " + b->name, b->name);
+    for (const auto& l : open_loops_) add("int64_t " + l, l);
+    add("int64_t " + v, v);
+    std::ostringstream body;
+    std::swap(os_, body);
+    iteration(c, k, 1, true, insimd);
+    std::swap(os_, body);
+    helpers_ << "\nstatic inline __attribute__((always_inline)) void " << fn << "(" << params << ") {\n"
+             << body.str() << "}\n";
+    os_ << pad(ind) << "if (leir_parallel) {\n";
+    os_ << pad(ind + 1) << "#pragma omp parallel for\n";
+    os_ << pad(ind + 1) << "for (int64_t " << v << " = 0; " << v << " < " << c.n.loops[k].extent << "; ++" << v
+        << ") " << fn << "(" << args << ");\n";
+    os_ << pad(ind) << "} else {\n";
+    loop(c, k, ind + 1, true, insimd);
+    os_ << pad(ind) << "}\n";
   }
 };
 

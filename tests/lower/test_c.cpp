@@ -63,9 +63,20 @@ TEST(LowerC, EmittedStructure) {
   EXPECT_NE(mm.find("extern \"C\" void leir_run(const float* __restrict A, const float* __restrict C, "
                     "float* __restrict D)"),
             std::string::npos);
-  EXPECT_NE(mm.find("#pragma omp parallel for\n  for (int64_t v_tx = 0; v_tx < 8; ++v_tx) {"), std::string::npos);
+  // the parallel loop twice: with the pragma over a call of an always-inline function of one iteration whose
+  // buffers are __restrict parameters (an OpenMP region's outlined function would see them as aliasing), and a
+  // serial copy for one thread
+  EXPECT_NE(mm.find("static inline __attribute__((always_inline)) void leir_iteration0(const float* __restrict A, "
+                    "const float* __restrict C, float* __restrict D, int64_t v_tx) {\n  for (int64_t v_a = 0; v_a < 12;"),
+            std::string::npos)
+      << mm;
+  EXPECT_NE(mm.find("  if (leir_parallel) {\n    #pragma omp parallel for\n    for (int64_t v_tx = 0; v_tx < 8; ++v_tx) "
+                    "leir_iteration0(A, C, D, v_tx);\n"),
+            std::string::npos)
+      << mm;
+  EXPECT_NE(mm.find("  } else {\n    for (int64_t v_tx = 0; v_tx < 8; ++v_tx) {"), std::string::npos) << mm;
   // the initialiser is hoisted out of the reduction loop (lower/hoist_init.hpp)
-  EXPECT_NE(mm.find("      D[v_tx * 12 + v_a] = (0.0f);\n      for (int64_t v_c = 0; v_c < 16; ++v_c) {\n"),
+  EXPECT_NE(mm.find("        D[v_tx * 12 + v_a] = (0.0f);\n        for (int64_t v_c = 0; v_c < 16; ++v_c) {\n"),
             std::string::npos)
       << mm;
   EXPECT_NE(mm.find("extern \"C\" void leir_run_packed(void* const* b)"), std::string::npos);
@@ -73,8 +84,12 @@ TEST(LowerC, EmittedStructure) {
   EXPECT_EQ(mm.find("#include \""), std::string::npos);
   // loop kinds: reducing P is serial; non-reducing V gets simd; U gets the unroll pragma
   const std::string lk = lower::lower_c(testing::task_named(ts, "loop_kinds"));
-  EXPECT_NE(lk.find("#pragma omp parallel for\n  for (int64_t v_a = 0; v_a < 4; ++v_a) {\n    #pragma omp simd"),
-            std::string::npos);
+  EXPECT_NE(lk.find("#pragma omp parallel for\n    for (int64_t v_a = 0; v_a < 4; ++v_a) leir_iteration0("),
+            std::string::npos)
+      << lk;
+  EXPECT_NE(lk.find("int64_t v_a) {\n  #pragma omp simd\n"), std::string::npos) << lk;
+  EXPECT_NE(lk.find("  } else {\n    for (int64_t v_a = 0; v_a < 4; ++v_a) {\n      #pragma omp simd"), std::string::npos)
+      << lk;
   EXPECT_NE(lk.find("LEIR_UNROLL(8)"), std::string::npos);
   EXPECT_NE(lk.find("  for (int64_t v_a = 0; v_a < 4; ++v_a) {\n    LEIR_UNROLL(8)"), std::string::npos);
   // the unroll factor is capped at 512 statement instances per unrolled copy (LEIR.md §10.2): U256 over an L256
@@ -132,8 +147,8 @@ TEST(LowerC, InitialisersAreHoistedWhereSafe) {
                                "d*4+tx,f*8+a}+A^{f32,g}_{d*4+tx,c}*C^{f32,g}_{c,f*8+a};];L^{4}_{d=0}L^{8}_{a=0}[D^{f32,g}_{"
                                "d*4+tx,f*8+a}=E^{f32,l}_{d*4+tx,f*8+a};];];");
   const std::string c = lower::lower_c(rb);
-  EXPECT_NE(c.find("      for (int64_t v_d = 0; v_d < 4; ++v_d) {\n        for (int64_t v_a = 0; v_a < 8; ++v_a) {\n"
-                   "          E[(v_d) * 8 + (v_a)] = (0.0f);\n        }\n      }\n      for (int64_t v_c = 0;"),
+  EXPECT_NE(c.find("        for (int64_t v_d = 0; v_d < 4; ++v_d) {\n          for (int64_t v_a = 0; v_a < 8; ++v_a) {\n"
+                   "            E[(v_d) * 8 + (v_a)] = (0.0f);\n          }\n        }\n        for (int64_t v_c = 0;"),
             std::string::npos)
       << c;
   EXPECT_EQ(c.find("if (v_c == 0)"), std::string::npos) << c;
@@ -179,15 +194,24 @@ TEST(LowerC, ParallelLoopInsideSerialLoopsBranchesOnTheTeamSize) {
   const std::string body = "for (int64_t v_tx = 0; v_tx < 16384; ++v_tx) {\n        C[v_a * 16384 + v_tx] = "
                            "(A[v_a * 16384 + v_tx] * (2.0f));\n      }\n";
   EXPECT_NE(c.find("  for (int64_t v_a = 0; v_a < 3; ++v_a) {\n    if (leir_parallel) {\n      #pragma omp parallel for\n"
-                   "      " + body + "    } else {\n      " + body + "    }\n  }\n"),
+                   "      for (int64_t v_tx = 0; v_tx < 16384; ++v_tx) leir_iteration0(A, C, E, D, v_a, v_tx);\n"
+                   "    } else {\n      " + body + "    }\n  }\n"),
+            std::string::npos)
+      << c;
+  // the iteration function takes the enclosing loop's variable
+  EXPECT_NE(c.find("void leir_iteration0(const float* __restrict A, float* __restrict C, float* __restrict E, "
+                   "float* __restrict D, int64_t v_a, int64_t v_tx) {\n  C[v_a * 16384 + v_tx] = "),
             std::string::npos)
       << c;
   EXPECT_NE(c.find("  for (int64_t v_a = 0; v_a < 3; ++v_a) {\n    for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n"
                    "      E[v_a * 4 + v_tx]"),
             std::string::npos)
       << c;
-  EXPECT_NE(c.find("  #pragma omp parallel for\n  for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n    D[v_tx]"),
-            std::string::npos);
+  EXPECT_NE(c.find("  if (leir_parallel) {\n    #pragma omp parallel for\n    for (int64_t v_tx = 0; v_tx < 4; ++v_tx) "
+                   "leir_iteration1(A, C, E, D, v_tx);\n  } else {\n    for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n"
+                   "      D[v_tx]"),
+            std::string::npos)
+      << c;
   expect_equivalent(t);
 }
 

@@ -55,8 +55,8 @@ TEST(LowerCompact, CacheWriteOfATiledGemmIsOneRegisterBlock) {
   EXPECT_EQ(e.dims[1].dropped, (std::set<std::string>{"f"}));
   EXPECT_EQ(e.dims[1].g, 1);
   const std::string c = lower::lower_c(t);
-  EXPECT_NE(c.find("  for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n    float E[32];\n"), std::string::npos) << c;
-  EXPECT_NE(c.find("          E[(v_d) * 8 + (v_a)] = (0.0f);\n"), std::string::npos) << c;  // hoisted (hoist_init.hpp)
+  EXPECT_NE(c.find("    for (int64_t v_tx = 0; v_tx < 4; ++v_tx) {\n      float E[32];\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("            E[(v_d) * 8 + (v_a)] = (0.0f);\n"), std::string::npos) << c;  // hoisted (hoist_init.hpp)
   expect_compiled_matches(t);
 }
 
