@@ -23,11 +23,11 @@ namespace cost = policy::cost;
 
 struct Args {
   std::vector<std::string> datasets;
-  std::string out, model, tasks;
+  std::string out, model, tasks, objective = "rank", predictions;
   double holdout_frac = 0.2;
   std::uint64_t seed = 0;
   int rounds = 200, max_depth = 6, threads = 1;
-  bool terms = false;
+  bool terms = false, no_margin = false;
 };
 
 std::string acc(const cost::PairScore& s) {
@@ -40,6 +40,9 @@ int run_train(const Args& a) {
   o.seed = a.seed;
   o.rounds = a.rounds;
   o.max_depth = a.max_depth;
+  o.objective = a.objective;
+  o.predictions_path = a.predictions;
+  o.analytical_margin = !a.no_margin;
   o.machine = cost::MachineModel::detect(1);
   const cost::TrainReport r = cost::train_learned_model(a.datasets, a.out, o);
   std::cout << fmt::format("records {} ({} measured, {} skipped), programs {}: train {}, held out {} ({} of {} "
@@ -106,6 +109,15 @@ const CommandRegistrar reg("47-cost-model", [](CLI::App& app) -> RunFn {
   t->add_option("--seed", a->seed, "hold-out draw and XGBoost seed")->capture_default_str();
   t->add_option("--rounds", a->rounds, "boosting rounds")->check(CLI::Range(1, 100000))->capture_default_str();
   t->add_option("--max-depth", a->max_depth, "tree depth")->check(CLI::Range(1, 32))->capture_default_str();
+  t->add_option("--objective", a->objective,
+                "rank: XGBoost rank:pairwise over the programs of each task; regression: squared error on "
+                "log2(latency / ideal_s)")
+      ->check(CLI::IsMember({"rank", "regression"}))
+      ->capture_default_str();
+  t->add_flag("--no-analytical-margin", a->no_margin,
+              "start the trees from zero instead of from the analytical model's estimate");
+  t->add_option("--predictions", a->predictions,
+                "also write each (task, program)'s measured, learned and analytical log2 seconds as JSON lines");
   auto* s = c->add_subcommand("score", "Print each task's score (predicted log2 seconds; lower = faster)");
   s->add_option("model", a->model, "a model file from `cost-model train`, or `analytical`")->required();
   s->add_option("tasks", a->tasks, "tasks (.jsonl, one task per line)")->required();

@@ -51,9 +51,10 @@ const char* kIkj = "L^{256}_{i=0}L^{256}_{k=0}L^{256}_{j=0}[C_{i,j}=C_{i,j}+A_{i
 TEST(CostAnalytical, MatmulIkjBeatsIjkWithHandComputedTerms) {
   const MachineModel m = test_machine();
   const Estimate ijk = analytical_estimate(matmul(kIjk, 256), m), ikj = analytical_estimate(matmul(kIkj, 256), m);
-  // compute: 2^24 instances * 2 flops / 4e9; ijk's innermost k writes C with stride 0 (a reduction: scalar),
-  // ikj's innermost j has strides C 1, A 0, B 1: 8 lanes
-  EXPECT_NEAR(ijk.compute_s, 8.388608e-3, 1e-12);
+  // compute: 2^24 instances * 2 flops / (4e9 * 8 lanes) in both: ikj's innermost j has strides C 1, A 0, B 1;
+  // ijk's innermost k is C's reduction (stride 0), and GCC vectorises the j loop outside it instead (C 1, A 0, B 1:
+  // outer_vector_width)
+  EXPECT_NEAR(ijk.compute_s, 1.048576e-3, 1e-12);
   EXPECT_NEAR(ikj.compute_s, 1.048576e-3, 1e-12);
   // L1 (32 KiB): the first loop from inside whose working set overflows is the middle one in both orders (ikj:
   // k-level W = C row 1 KiB + A row 1 KiB + all of B 256 KiB); traffic = 264192 B * 256 runs
@@ -65,16 +66,21 @@ TEST(CostAnalytical, MatmulIkjBeatsIjkWithHandComputedTerms) {
   const double mem = 264192.0 * 256 / 100e9 + 786432.0 / 50e9 + 786432.0 / 10e9;
   EXPECT_NEAR(ikj.memory_s, mem, 1e-12);
   // issue: ikj loads and stores the accumulator C (2) and loads B (1) per instance, A is invariant along j:
-  // 2^24 * 3 / (4e9 * 8 lanes); ijk loads A and B (C is invariant along k), scalar: 2^24 * 2 / 4e9
+  // 2^24 * 3 / (4e9 * 8 lanes); ijk loads A and B (C is invariant along k), 8 lanes: 2^24 * 2 / (4e9 * 8)
   EXPECT_NEAR(ikj.issue_s, 1.572864e-3, 1e-12);
-  EXPECT_NEAR(ijk.issue_s, 8.388608e-3, 1e-12);
-  // chain: ijk's scalar accumulator waits for one 4-cycle add per instance, 2^24 * 4 / 2e9; ikj's accumulator goes
-  // through memory (4 + 6 cycles) but 256 chains (j) run side by side
-  EXPECT_NEAR(ijk.chain_s, 3.3554432e-2, 1e-12);
+  EXPECT_NEAR(ijk.issue_s, 1.048576e-3, 1e-12);
+  // chain: ijk's accumulators stay in a vector register, 8 chains (the lanes) of one 4-cycle add per instance,
+  // 2^24 * 4 / 8 / 2e9; ikj's accumulator goes through memory (4 + 6 cycles) but 256 chains (j) run side by side
+  EXPECT_NEAR(ijk.chain_s, 4.194304e-3, 1e-12);
   EXPECT_NEAR(ikj.chain_s, 16777216.0 * 10 / 256 / 2e9, 1e-12);
   EXPECT_NEAR(ikj.seconds, 1.572864e-3, 1e-12);  // issue-bound
-  EXPECT_NEAR(ijk.seconds, 3.3554432e-2 + 0.25 * 8.388608e-3, 1e-12);  // chain-bound: chain + 0.25 x the rest
+  EXPECT_NEAR(ijk.seconds, 4.194304e-3 + 0.25 * 1.048576e-3, 1e-12);  // chain-bound: chain + 0.25 x the rest
   EXPECT_LT(ikj.seconds, ijk.seconds);
+  // with the j loop unrolled GCC vectorises neither loop: scalar, one chain
+  const Estimate unrolled =
+      analytical_estimate(matmul("L^{256}_{i=0}U^{256}_{j=0}L^{256}_{k=0}[C_{i,j}=C_{i,j}+A_{i,k}*E_{k,j};];", 256), m);
+  EXPECT_NEAR(unrolled.compute_s, 8.388608e-3, 1e-12);
+  EXPECT_NEAR(unrolled.chain_s, 3.3554432e-2, 1e-12);
   const auto model = make_analytical_model(m);
   EXPECT_EQ(model->name(), "analytical");
   EXPECT_NEAR(model->score(matmul(kIkj, 256)), std::log2(1.572864e-3), 1e-9);
@@ -273,7 +279,15 @@ TEST(CostFeatures, TinyProgramHandComputed) {
       {"traffic_l1_bytes", 320}, {"traffic_l2_bytes", 320}, {"traffic_llc_bytes", 320},
       {"analytical_compute_s", 32 * 2 / (4e9 * 8)},
       {"analytical_memory_s", 320 / 100e9 + 320 / 50e9 + 320 / 10e9},
-      {"analytical_s", 320 / 100e9 + 320 / 50e9 + 320 / 10e9}, {"heavy_nest_share", 1}};
+      {"analytical_s", 320 / 100e9 + 320 / 50e9 + 320 / 10e9}, {"heavy_nest_share", 1},
+      // ideal: max(64 flops / (4e9 * 8 lanes), 288 B / 10e9 B/s); issue: 3 accesses (C, A, E) per instance, 8 lanes
+      {"ideal_s", 2.88e-8}, {"analytical_issue_s", 32 * 3 / (4e9 * 8)}, {"analytical_latency_s", 0},
+      {"analytical_chain_s", 0}, {"rel_analytical_s", 4.16e-8 / 2.88e-8}, {"rel_compute_s", 2e-9 / 2.88e-8},
+      {"rel_memory_s", 4.16e-8 / 2.88e-8}, {"rel_issue_s", 3e-9 / 2.88e-8}, {"rel_latency_s", 0}, {"rel_chain_s", 0},
+      {"rel_traffic_l1", 320.0 / 288}, {"rel_traffic_l2", 320.0 / 288}, {"rel_traffic_llc", 320.0 / 288},
+      {"rel_instances", 0.5}, {"rel_work", 1}, {"inner_invariant_accesses", 0}, {"inner_unit_accesses", 3},
+      {"inner_partial_line_accesses", 0}, {"inner_line_accesses", 0}, {"inner_unknown_accesses", 0},
+      {"inner_entries_per_instance", 1.0 / 8}, {"heavy_vector_width", 8}, {"heavy_depth", 2}};
   ASSERT_EQ(want.size(), feature_names().size());
   for (const auto& [k, v] : want) EXPECT_NEAR(f.at(k), v, 1e-12 + 1e-12 * std::abs(v)) << k;
 }
@@ -291,6 +305,11 @@ TEST(CostFeatures, TransposedWalkHasNonUnitInnerAccesses) {
   EXPECT_EQ(f.at("heavy_inner_extent"), 4);
   EXPECT_EQ(f.at("parallel_iterations"), 0);
   EXPECT_NEAR(f.at("analytical_compute_s"), 32 * 2 / 4e9, 1e-18);
+  // along i, C and A move 8 floats (32 B: within a line), E stays
+  EXPECT_EQ(f.at("inner_partial_line_accesses"), 2);
+  EXPECT_EQ(f.at("inner_invariant_accesses"), 1);
+  EXPECT_EQ(f.at("inner_unit_accesses"), 0);
+  EXPECT_EQ(f.at("inner_entries_per_instance"), 0.25);
 }
 
 // ---- the learned model ----
@@ -332,7 +351,9 @@ TEST_F(CostLearnedSlow, TrainsDeterministicallyLoadsAndScores) {
   EXPECT_NE(report.find("held-out pairwise accuracy"), std::string::npos) << report;
 
   const auto j = core::ojson::parse(slurp(a));
-  EXPECT_EQ(j["format"], "steptp.cost-model/1");
+  EXPECT_EQ(j["format"], "steptp.cost-model/2");
+  EXPECT_EQ(j["target"]["objective"], "rank");
+  EXPECT_LT(j["target"]["scale"].get<double>(), 0);  // higher ranking score = faster = fewer log2 seconds
   EXPECT_EQ(j["features"].size(), feature_names().size());
   EXPECT_TRUE(j["booster"].is_object());
   EXPECT_GT(j["train"]["measured_records"].get<int>(), 0);
@@ -429,6 +450,10 @@ TEST_F(CostLearnedSlow, CorruptModelFilesGiveClearErrors) {
   j["booster"] = core::ojson{{"learner", 3}};
   std::ofstream(dir_ + "/boost.json") << j.dump();
   expect_error(dir_ + "/boost.json", "booster");
+  j = core::ojson::parse(text);
+  j.erase("target");
+  std::ofstream(dir_ + "/target.json") << j.dump();
+  expect_error(dir_ + "/target.json", "no target object");
   expect_error(dir_ + "/missing.json", "missing.json");
   // the CLI: one error line, exit 2
   EXPECT_EQ(run_cli({"cost-model", "score", dir_ + "/fmt.json", dir_ + "/tiny.jsonl"}, dir_ + "/e1"), 2);

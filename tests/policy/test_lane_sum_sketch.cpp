@@ -46,10 +46,12 @@ TEST(LaneSumSketch, GivesBothSoftmaxReductionsLanePartialSums) {
 }
 
 TEST(LaneSumSketch, NoPlanWithoutAChainBoundReduction) {
-  // ReLU has no reduction; the i-k-j GEMM's accumulator moves with the innermost loop (no scalar chain)
+  // ReLU has no reduction; the naive i-j-k GEMM sums each element in a chain along k, but GCC vectorises the j
+  // loop outside it (outer-loop vectorisation: one chain per lane, program_view.hpp outer_vector_width)
   EXPECT_FALSE(lane_plan(lanes_workload("ReLU", {{"batch", 4}, {"dim", 256}})).has_value());
-  ir::Task g = lanes_workload("Square_matrix_multiplication", {{"n", 64}});
-  EXPECT_TRUE(lane_plan(g).has_value());  // the naive i-j-k order sums each element in a chain
+  EXPECT_FALSE(lane_plan(lanes_workload("Square_matrix_multiplication", {{"n", 64}})).has_value());
+  // a matrix-vector product's rows move A by a whole row: no outer-loop vectorisation, one scalar chain per row
+  EXPECT_TRUE(lane_plan(lanes_workload("Matrix_vector_multiplication", {{"m", 64}, {"k", 1024}})).has_value());
 }
 
 }  // namespace

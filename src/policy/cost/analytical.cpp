@@ -75,24 +75,40 @@ double detect_ghz() {
 
 // ---- the working-set rule (analytical.hpp) ----
 
+/// How each subscript entry of an access moves with each loop of its statement: coef[d][i] = |coefficient| of
+/// loop i in entry d, or for an entry that is not affine 1 when it mentions the loop and 0 otherwise.
+struct AccessMotion {
+  std::vector<std::vector<double>> coef;
+  std::vector<bool> affine;
+  AccessMotion(const StmtView& s, const AccessView& a) {
+    for (std::size_t d = 0; d < a.dims.size(); ++d) {
+      affine.push_back(a.dims[d].has_value());
+      coef.emplace_back();
+      for (const ir::Loop* l : s.loops)
+        coef.back().push_back(a.dims[d] ? static_cast<double>(std::llabs(a.dims[d]->at(l->var)))
+                                        : ir::mentions_var(a.ref->args[d], l->var) ? 1.0 : 0.0);
+    }
+  }
+};
+
 /// F_a at chain level k (loops k..d-1 of the statement vary; k == d: none). Bytes.
-double footprint(const StmtView& s, const AccessView& a, std::size_t k) {
+double footprint(const StmtView& s, const AccessView& a, const AccessMotion& mo, std::size_t k) {
   const std::size_t rank = a.dims.size();
   if (rank == 0) return kLine;
   std::vector<double> span(rank), distinct(rank), shape(rank);
   for (std::size_t d = 0; d < rank; ++d) {
     shape[d] = d < a.shape.size() ? static_cast<double>(a.shape[d]) : 1.0;
     double sp = 1, prod = 1;
-    if (a.dims[d]) {
+    if (mo.affine[d]) {
       for (std::size_t i = k; i < s.loops.size(); ++i) {
-        const std::int64_t c = a.dims[d]->at(s.loops[i]->var);
+        const double c = mo.coef[d][i];
         if (c == 0) continue;
-        sp += static_cast<double>(std::llabs(c)) * static_cast<double>(s.loops[i]->extent - 1);
+        sp += c * static_cast<double>(s.loops[i]->extent - 1);
         prod *= static_cast<double>(s.loops[i]->extent);
       }
     } else {
       bool moves = false;
-      for (std::size_t i = k; i < s.loops.size(); ++i) moves = moves || ir::mentions_var(a.ref->args[d], s.loops[i]->var);
+      for (std::size_t i = k; i < s.loops.size(); ++i) moves = moves || mo.coef[d][i] != 0;
       sp = prod = moves ? shape[d] : 1.0;
     }
     span[d] = std::min(sp, shape[d]);
@@ -115,40 +131,77 @@ double footprint(const StmtView& s, const AccessView& a, std::size_t k) {
   return rest * std::max(1.0, lines) * kLine;
 }
 
-/// Bytes moved into a cache of `capacity` bytes by the statements of one top-level nest.
-double nest_traffic(const std::vector<const StmtView*>& stmts, double capacity) {
-  // W(L) per loop: sum over distinct access keys under L of the largest footprint at L
-  std::map<const ir::Loop*, std::map<std::string, double>> under;
-  for (const StmtView* s : stmts)
-    for (std::size_t k = 0; k < s->loops.size(); ++k)
-      for (const auto& a : s->accesses) {
-        double& f = under[s->loops[k]][a.key];
-        f = std::max(f, footprint(*s, a, k));
+/// The working-set rule's inputs for one top-level nest, computed once for every cache level: access keys and
+/// loops as small integers, each statement's footprints per (chain level, access), and W(L) per loop.
+struct NestFootprints {
+  struct Stmt {
+    std::vector<std::size_t> loops;             // loop ids, outermost first
+    std::vector<double> extents;                // their extents
+    std::vector<std::size_t> keys;              // access key id per access
+    std::vector<std::vector<double>> fp;        // fp[k][access]: footprint at chain level k (k <= depth)
+  };
+  std::vector<Stmt> stmts;
+  std::vector<double> ws;                       // W(L) per loop id
+  std::size_t key_count = 0;
+
+  explicit NestFootprints(const std::vector<const StmtView*>& views) {
+    std::map<const ir::Loop*, std::size_t> loop_id;
+    std::map<std::string, std::size_t> key_id;
+    for (const StmtView* s : views) {
+      Stmt st;
+      for (const ir::Loop* l : s->loops) {
+        st.loops.push_back(loop_id.emplace(l, loop_id.size()).first->second);
+        st.extents.push_back(static_cast<double>(l->extent));
       }
-  std::map<const ir::Loop*, double> ws;
-  for (const auto& [l, m] : under) {
-    double w = 0;
-    for (const auto& kv : m) w += kv.second;
-    ws[l] = w;
+      std::vector<AccessMotion> motion;
+      for (const auto& a : s->accesses) {
+        st.keys.push_back(key_id.emplace(a.key, key_id.size()).first->second);
+        motion.emplace_back(*s, a);
+      }
+      for (std::size_t k = 0; k <= s->loops.size(); ++k) {
+        st.fp.emplace_back();
+        for (std::size_t i = 0; i < s->accesses.size(); ++i)
+          st.fp.back().push_back(footprint(*s, s->accesses[i], motion[i], k));
+      }
+      stmts.push_back(std::move(st));
+    }
+    key_count = key_id.size();
+    // W(L) per loop: sum over distinct access keys under L of the largest footprint at L
+    std::vector<std::vector<double>> under(loop_id.size(), std::vector<double>(key_count, 0.0));
+    for (const Stmt& st : stmts)
+      for (std::size_t k = 0; k < st.loops.size(); ++k)
+        for (std::size_t i = 0; i < st.keys.size(); ++i) {
+          double& f = under[st.loops[k]][st.keys[i]];
+          f = std::max(f, st.fp[k][i]);
+        }
+    for (const auto& u : under) {
+      double w = 0;
+      for (double x : u) w += x;
+      ws.push_back(w);
+    }
   }
-  // traffic per (access key, loop L that does not fit; nullptr: the whole nest fits), counted once
-  std::map<std::pair<std::string, const ir::Loop*>, double> traffic;
-  for (const StmtView* s : stmts) {
-    const std::size_t depth = s->loops.size();
+};
+
+/// Bytes moved into a cache of `capacity` bytes by the statements of one top-level nest.
+double nest_traffic(const NestFootprints& nf, double capacity) {
+  // traffic per (access key, loop L that does not fit; none: the whole nest fits), counted once
+  std::map<std::pair<std::size_t, std::size_t>, double> traffic;
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  for (const NestFootprints::Stmt& st : nf.stmts) {
+    const std::size_t depth = st.loops.size();
     std::size_t miss = depth;  // depth: no loop overflows
     for (std::size_t k = depth; k-- > 0;)
-      if (ws[s->loops[k]] > capacity) {
+      if (nf.ws[st.loops[k]] > capacity) {
         miss = k;
         break;
       }
     double outside = 1;  // runs of the loop that overflows; the whole nest runs once when none does
     if (miss < depth)
-      for (std::size_t i = 0; i < miss; ++i) outside *= static_cast<double>(s->loops[i]->extent);
-    const std::size_t level = miss == depth ? 0 : miss;
-    const ir::Loop* at = miss == depth ? nullptr : s->loops[miss];
-    for (const auto& a : s->accesses) {
-      double& t = traffic[{a.key, at}];
-      t = std::max(t, footprint(*s, a, level) * outside);
+      for (std::size_t i = 0; i < miss; ++i) outside *= st.extents[i];
+    const std::size_t at = miss == depth ? kNone : st.loops[miss];
+    for (std::size_t i = 0; i < st.keys.size(); ++i) {
+      double& t = traffic[{st.keys[i], at}];
+      t = std::max(t, st.fp[miss == depth ? 0 : miss][i] * outside);  // level 0 when nothing overflows
     }
   }
   double total = 0;
@@ -227,6 +280,7 @@ double chain_cycles_per_instance(const StmtView& s, const MachineModel& m, bool&
   if (red >= s.loops.size()) return 0;
   double chains = 1;
   for (std::size_t k = red + 1; k < s.loops.size(); ++k) chains *= static_cast<double>(s.loops[k]->extent);
+  if (red + 1 == s.loops.size()) chains *= outer_vector_width(s, m.vector_lanes_f32);  // one chain per lane
   const double add = ir::is_float(s.dtype) ? m.add_latency_cycles : 1.0;
   block = red + 1 < s.loops.size() && register_block(s, w, m);
   // a block, or a scalar kept in a register across the innermost loop, waits for the add; other accumulators also
@@ -336,9 +390,10 @@ Estimate analytical_estimate(const ProgramView& v, const MachineModel& m) {
       if (!heaviest || s->instances > heaviest->instances) heaviest = s;
     }
     ne.parallelism = heaviest ? stmt_parallelism(*heaviest, m.threads) : 1;
-    ne.traffic_l1 = nest_traffic(stmts, static_cast<double>(m.l1_bytes));
-    ne.traffic_l2 = nest_traffic(stmts, static_cast<double>(m.l2_bytes));
-    ne.traffic_llc = nest_traffic(stmts, static_cast<double>(m.llc_bytes));
+    const NestFootprints nf(stmts);
+    ne.traffic_l1 = nest_traffic(nf, static_cast<double>(m.l1_bytes));
+    ne.traffic_l2 = nest_traffic(nf, static_cast<double>(m.l2_bytes));
+    ne.traffic_llc = nest_traffic(nf, static_cast<double>(m.llc_bytes));
     const double p = ne.parallelism;
     ne.memory_s = ne.traffic_l1 / (m.l2_bytes_per_s * p) + ne.traffic_l2 / (m.llc_bytes_per_s * p) +
                   ne.traffic_llc / (m.dram_bytes_per_s * std::min(p, 4.0));

@@ -27,6 +27,19 @@
 //   traffic_l1_bytes, traffic_l2_bytes, traffic_llc_bytes   analytical.hpp T_c summed over nests
 //   analytical_compute_s, analytical_memory_s, analytical_s  analytical.hpp terms [s]
 //   heavy_nest_share     the largest nest's share of analytical_s
+//   ideal_s              ideal_seconds below: the same for every program of a task (up to algebraic rewrites);
+//                        the learned model predicts log2(latency / ideal_s)
+//   analytical_issue_s, analytical_latency_s, analytical_chain_s   analytical.hpp terms [s]
+//   rel_analytical_s, rel_compute_s, rel_memory_s, rel_issue_s, rel_latency_s, rel_chain_s   those terms / ideal_s
+//   rel_traffic_l1, rel_traffic_l2, rel_traffic_llc   T_c / min_traffic_bytes
+//   rel_instances, rel_work   stmt_instances / flops, work / flops
+//   inner_invariant_accesses, inner_unit_accesses, inner_partial_line_accesses, inner_line_accesses,
+//   inner_unknown_accesses   inst-weighted accesses per statement by stride along its innermost loop: 0, ±1,
+//                        under 64 bytes, 64 bytes or more, unknown (gather or non-affine)
+//   inner_entries_per_instance   inst-weighted 1 / innermost extent (loop overhead)
+//   heavy_vector_width, heavy_depth   vec(S) and loop depth of the statement with the most instances
+// Features that scale with the shape (the absolute ones) let trees learn one workload's sizes; the rel_* and
+// per-instance ones carry over to held-out shapes.
 #pragma once
 #include <string>
 #include <vector>
@@ -38,6 +51,13 @@ namespace steptp::policy::cost {
 
 /// Names of the features, in vector order (the length of every feature vector).
 const std::vector<std::string>& feature_names();
+
+/// A lower bound on the latency of any program of a task: max(flops at full vector width and every thread,
+/// min_traffic at DRAM bandwidth), at least 1 ns (seconds).
+double ideal_seconds(std::int64_t flops, std::int64_t min_traffic, const MachineModel& m);
+
+/// Index of feature `name` in feature_names() (its size when there is none).
+std::size_t feature_index(const std::string& name);
 
 /// The feature vector of `t` for machine `m`. Throws ir::LeirError when t does not validate.
 std::vector<double> program_features(const ir::Task& t, const MachineModel& m);

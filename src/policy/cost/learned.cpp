@@ -33,6 +33,12 @@ Matrix::~Matrix() {
 void Matrix::set_labels(const std::vector<float>& y) {
   check(XGDMatrixSetFloatInfo(h_, "label", y.data(), y.size()), "XGBoost: cannot set labels");
 }
+void Matrix::set_base_margin(const std::vector<float>& m) {
+  check(XGDMatrixSetFloatInfo(h_, "base_margin", m.data(), m.size()), "XGBoost: cannot set the base margin");
+}
+void Matrix::set_groups(const std::vector<unsigned>& sizes) {
+  check(XGDMatrixSetUIntInfo(h_, "group", sizes.data(), sizes.size()), "XGBoost: cannot set groups");
+}
 
 Booster::Booster(const Matrix* train) {
   DMatrixHandle d[1] = {train ? train->handle() : nullptr};
@@ -76,8 +82,15 @@ namespace {
 
 class LearnedModel : public CostModel {
  public:
-  LearnedModel(std::string path, const MachineModel& m, const std::string& booster_json)
-      : path_(std::move(path)), m_(m) {
+  LearnedModel(std::string path, const MachineModel& m, const std::string& booster_json, double margin_scale,
+               double scale, double offset)
+      : path_(std::move(path)),
+        m_(m),
+        margin_scale_(margin_scale),
+        scale_(scale),
+        offset_(offset),
+        ideal_at_(feature_index("ideal_s")),
+        rel_at_(feature_index("rel_analytical_s")) {
     booster_.load_json(booster_json);
     booster_.set("nthread", "1");
   }
@@ -87,12 +100,15 @@ class LearnedModel : public CostModel {
     const std::vector<float> row(f.begin(), f.end());
     const xgb::Matrix x(row, 1, row.size());
     std::lock_guard<std::mutex> lock(mu_);  // one prediction at a time through the booster handle
-    return booster_.predict(x).at(0);
+    const double margin = margin_scale_ * std::log2(f.at(rel_at_));
+    return scale_ * (booster_.predict(x).at(0) + margin) + offset_ + std::log2(f.at(ideal_at_));
   }
 
  private:
   std::string path_;
   MachineModel m_;
+  double margin_scale_ = 0, scale_ = 1, offset_ = 0;
+  std::size_t ideal_at_ = 0, rel_at_ = 0;
   xgb::Booster booster_;
   mutable std::mutex mu_;
 };
@@ -128,8 +144,8 @@ std::unique_ptr<CostModel> load_cost_model(const std::string& path) {
   } catch (const std::exception& e) {
     throw bad(std::string("invalid JSON: ") + e.what());
   }
-  if (!j.is_object() || !j.contains("format") || j["format"] != "steptp.cost-model/1")
-    throw bad("format is not \"steptp.cost-model/1\"");
+  if (!j.is_object() || !j.contains("format") || j["format"] != "steptp.cost-model/2")
+    throw bad("format is not \"steptp.cost-model/2\"; retrain it");
   if (!j.contains("features") || !j["features"].is_array()) throw bad("no feature list");
   std::vector<std::string> names;
   for (const auto& n : j["features"]) {
@@ -140,6 +156,10 @@ std::unique_ptr<CostModel> load_cost_model(const std::string& path) {
     throw bad("its " + std::to_string(names.size()) + " features differ from this build's " +
               std::to_string(feature_names().size()) + "; retrain it");
   if (!j.contains("booster") || !j["booster"].is_object()) throw bad("no booster object");
+  const core::ojson target = j.value("target", core::ojson());
+  auto number = [&](const char* k) { return target.is_object() && target.contains(k) && target[k].is_number(); };
+  if (!number("margin_scale") || !number("scale") || !number("offset"))
+    throw bad("no target object with a numeric margin_scale, scale and offset");
   MachineModel m;
   try {
     m = MachineModel::from_json(j.contains("machine") ? j["machine"] : core::ojson());
@@ -147,7 +167,8 @@ std::unique_ptr<CostModel> load_cost_model(const std::string& path) {
     throw bad(e.what());
   }
   try {
-    return std::make_unique<LearnedModel>(path, m, j["booster"].dump());
+    return std::make_unique<LearnedModel>(path, m, j["booster"].dump(), target["margin_scale"].get<double>(),
+                                          target["scale"].get<double>(), target["offset"].get<double>());
   } catch (const std::exception& e) {
     throw bad(e.what());
   }

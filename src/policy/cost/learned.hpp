@@ -2,17 +2,23 @@
 // in seconds of a program, trained on the measured records of a `steptp generate` dataset (DATASET.md §4).
 //
 // Model file (JSON, written atomically):
-//   {"format": "steptp.cost-model/1", "features": [names, in vector order], "machine": MachineModel::to_json(),
+//   {"format": "steptp.cost-model/2", "features": [names, in vector order], "machine": MachineModel::to_json(),
 //    "booster": <XGBoost's own JSON model (XGBoosterSaveModelToBuffer, {"format": "json"})>,
-//    "train": TrainReport::to_json()}
-// The machine model is the one the features were computed with at training time; scoring uses it too.
+//    "target": {"objective": "rank" | "regression", "scale": a, "offset": b}, "train": TrainReport::to_json()}
+// The machine model is the one the features were computed with at training time; scoring uses it too. The score of
+// a program is a * booster(features) + b + log2(ideal_s): the booster predicts log2(latency / ideal_s), a quantity
+// that does not grow with the shape (ideal_s, features.hpp, is one lower bound for every program of a task).
 //
 // Training data: every record whose `measurement` is non-null (a search's measured.jsonl lines are such records:
-// its trajectories, at the shapes searched). Each distinct program (its task JSON) is one row:
-// a before program with the median of its records' before.median_ns, an after program with the median of its
-// after.median_ns; target log2(latency in seconds). Held out by workload: workload w is held out when
-// derive(seed, "cost-model-holdout", {w}) / 2^64 < holdout_frac (base/hash.hpp), adjusted so that both sides
-// have a workload when there are two or more. Deterministic: fixed seed, nthread = 1, exact tree method.
+// its trajectories, at the shapes searched). Each distinct program (its task JSON) has one latency: the median of
+// its records' before.median_ns (as a before program) and after.median_ns (as an after program). A task (task_id
+// of one records file) groups the programs measured in it; each (task, program) is a training row.
+// Objective "rank" (the default): rank:pairwise within each task's group (relevance -log2(latency / ideal_s)),
+// then a, b by least squares of log2(latency / ideal_s) on the booster's scores over the training rows, so that
+// scores keep the scale of log2 seconds; "regression": squared error on log2(latency / ideal_s), a = 1, b = 0.
+// Held out by workload: workload w is held out when derive(seed, "cost-model-holdout", {w}) / 2^64 < holdout_frac
+// (base/hash.hpp), adjusted so that both sides have a workload when there are two or more. Deterministic: fixed
+// seed, nthread = 1, exact tree method.
 //
 // Pairwise accuracy on held-out tasks: over the pairs of distinct programs of one task (the before program and
 // the programs measured against it) whose measured latencies differ, the fraction the model orders like the
@@ -35,7 +41,12 @@ struct TrainOptions {
   int rounds = 200;           // boosting rounds
   int max_depth = 6;          // tree depth
   double eta = 0.1;           // learning rate
+  std::string objective = "rank";  // "rank" (rank:pairwise, a group per task) or "regression" (squared error)
+  bool analytical_margin = true;   // the trees start from the analytical model's log2(analytical_s / ideal_s)
   MachineModel machine;       // for the features (callers pass MachineModel::detect(1))
+  /// When set: one JSON line per (task, program), {"task_id", "workload", "heldout", "measured_log2_s",
+  /// "learned_log2_s", "analytical_log2_s", "program"} (written atomically), to plot or inspect the ranking.
+  std::string predictions_path;
 };
 
 /// Pairwise accuracy counts of one model.

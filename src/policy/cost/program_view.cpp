@@ -85,6 +85,7 @@ struct Walker {
       s.stmt = &it.stmt();
       s.loops = loops;
       s.nest = top;
+      s.alone_in_pair = n.loops.size() >= 2 && n.body.size() == 1;
       for (auto* l : loops) s.instances *= l->extent;
       for (std::size_t i = 0; i < parallel_ok.size(); ++i)
         if (parallel_ok[i]) {
@@ -155,19 +156,39 @@ int nonunit_inner_accesses(const StmtView& s) {
 
 bool inner_unit_or_invariant(const StmtView& s) { return nonunit_inner_accesses(s) == 0; }
 
+namespace {
+int lanes_of(const StmtView& s, int vector_lanes_f32) {
+  return std::max(1, vector_lanes_f32 * 4 / std::max(4, ir::dtype_bytes(s.dtype)));
+}
+}  // namespace
+
+int outer_vector_width(const StmtView& s, int vector_lanes_f32) {
+  if (!s.alone_in_pair || s.loops.size() < 2 || s.accesses.empty()) return 1;
+  const ir::Loop &o = *s.loops[s.loops.size() - 2], &r = *s.loops.back();
+  const AccessView& w = s.accesses.front();
+  if (o.kind == ir::LoopKind::U || !w.write || !w.read || w.gather) return 1;
+  const auto wr = w.stride(r.var), wo = w.stride(o.var);
+  if (!wr || *wr != 0 || !wo || *wo != 1) return 1;
+  for (const auto& a : s.accesses) {
+    const auto st = a.gather ? std::nullopt : a.stride(o.var);
+    if (!st || (*st != 0 && *st != 1)) return 1;
+  }
+  return static_cast<int>(std::min<std::int64_t>(lanes_of(s, vector_lanes_f32), o.extent));
+}
+
 int vector_width(const StmtView& s, int vector_lanes_f32) {
   if (s.loops.empty() || s.accesses.empty()) return 1;
   const ir::Loop& in = *s.loops.back();
   auto write_stride = s.accesses.front().stride(in.var);
-  if (!write_stride || *write_stride == 0) return 1;  // no reassociation of reductions without -ffast-math
+  if (!write_stride) return 1;
+  if (*write_stride == 0) return outer_vector_width(s, vector_lanes_f32);  // no reassociation without -ffast-math
   bool ok = inner_unit_or_invariant(s);
   if (!ok && in.kind == ir::LoopKind::V) {
     ok = true;
     for (const auto& a : s.accesses) ok = ok && !a.gather && a.stride(in.var).has_value();
   }
   if (!ok) return 1;
-  const int lanes = std::max(1, vector_lanes_f32 * 4 / std::max(4, ir::dtype_bytes(s.dtype)));
-  return static_cast<int>(std::min<std::int64_t>(lanes, in.extent));
+  return static_cast<int>(std::min<std::int64_t>(lanes_of(s, vector_lanes_f32), in.extent));
 }
 
 ProgramView::ProgramView(const ir::Task& t) : task(t) {

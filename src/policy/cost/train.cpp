@@ -10,6 +10,7 @@
 #include "base/hash.hpp"
 #include "step/dataset_dir.hpp"
 #include "step/record.hpp"
+#include "ir/printer.hpp"
 #include "ir/task.hpp"
 #include "policy/cost/features.hpp"
 #include "policy/cost/learned.hpp"
@@ -22,7 +23,8 @@ struct Program {
   ir::Task task;
   std::string workload;
   std::vector<double> latencies_ns;  // one per record that measured it
-  double log2_s = 0;                 // target: log2 of the median latency in seconds
+  double log2_s = 0;                 // log2 of the median latency in seconds
+  double log2_ideal = 0;             // log2 of the ideal_s feature; the target is log2_s - log2_ideal
   bool heldout = false;
   double learned = 0, analytical = 0;  // predicted log2 seconds
 };
@@ -78,6 +80,69 @@ std::set<std::string> holdout(const std::set<std::string>& workloads, const Trai
   if (o.holdout_frac > 0 && out.empty() && draws.size() >= 2) out.insert(draws.front().second);
   if (out.size() == workloads.size() && draws.size() >= 2) out.erase(draws.back().second);
   return out;
+}
+
+/// A trained booster, its predictions on every program (margin included), and the map of learned.hpp "target".
+struct Fit {
+  std::string booster_json;
+  std::vector<float> raw;
+  double margin_scale = 0, scale = 1, offset = 0;
+};
+
+/// Least squares y ~ scale * x + offset over the training rows (the ranking objective's scores are on no scale).
+void calibrate(Fit& f, const std::vector<float>& x, const std::vector<float>& y) {
+  double mx = 0, my = 0, sxy = 0, sxx = 0;
+  const double n = static_cast<double>(y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) mx += x[i] / n, my += y[i] / n;
+  for (std::size_t i = 0; i < y.size(); ++i) sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx);
+  f.scale = sxx > 0 ? sxy / sxx : 0;
+  f.offset = my - f.scale * mx;
+}
+
+/// Rows of one side of the split: features, targets log2(latency / ideal_s), the analytical margins
+/// log2(analytical_s / ideal_s), and (training side) the group sizes.
+struct Rows {
+  std::vector<float> x, y, margin;
+  std::vector<unsigned> groups;
+  std::size_t size() const { return margin.size(); }
+};
+
+Fit fit_booster(const Rows& train_rows, const Rows& all, std::size_t cols, const TrainOptions& o) {
+  const bool rank = o.objective == "rank";
+  Fit f;
+  f.margin_scale = o.analytical_margin ? (rank ? -1.0 : 1.0) : 0.0;
+  XGBSetGlobalConfig(R"({"verbosity": 0})");
+  xgb::Matrix train(train_rows.x, train_rows.size(), cols);
+  std::vector<float> labels = train_rows.y, margin(train_rows.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (rank) labels[i] = -labels[i];  // relevance: higher = faster
+    margin[i] = static_cast<float>(f.margin_scale * train_rows.margin[i]);
+  }
+  train.set_labels(labels);
+  train.set_base_margin(margin);
+  if (rank) train.set_groups(train_rows.groups);
+  xgb::Booster booster(&train);
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"objective", rank ? "rank:pairwise" : "reg:squarederror"},
+           {"tree_method", "exact"},
+           {"nthread", "1"},
+           {"seed", std::to_string(o.seed)},
+           {"max_depth", std::to_string(o.max_depth)},
+           {"eta", std::to_string(o.eta)},
+           {"base_score", "0"},
+           {"subsample", "1"},
+           {"colsample_bytree", "1"}})
+    booster.set(k, v);
+  for (int i = 0; i < o.rounds; ++i) booster.update(i, train);
+  f.booster_json = booster.save_json();
+  auto with_margin = [&](const Rows& r) {  // booster output on rows without a margin, plus the margin
+    std::vector<float> p = booster.predict(xgb::Matrix(r.x, r.size(), cols));
+    for (std::size_t i = 0; i < p.size(); ++i) p[i] += static_cast<float>(f.margin_scale * r.margin[i]);
+    return p;
+  };
+  if (rank) calibrate(f, with_margin(train_rows), train_rows.y);
+  f.raw = with_margin(all);
+  return f;
 }
 
 }  // namespace
@@ -181,54 +246,54 @@ TrainReport train_learned_model(const std::vector<std::string>& datasets, const 
   const std::set<std::string> held = holdout(workloads, o);
   rep.heldout_workloads.assign(held.begin(), held.end());
   const std::vector<std::string>& names = feature_names();
-  std::vector<float> xtrain, xall, ytrain;
+  const std::size_t ideal_at = feature_index("ideal_s"), analytical_at = feature_index("analytical_s");
+  Rows all, train_rows;
   for (auto& p : progs) {
     p.log2_s = std::log2(median(p.latencies_ns) * 1e-9);
     p.heldout = held.count(p.workload) > 0;
     const std::vector<double> f = program_features(p.task, o.machine);
-    p.analytical = std::log2(f[std::find(names.begin(), names.end(), "analytical_s") - names.begin()]);
-    for (double x : f) xall.push_back(static_cast<float>(x));
-    if (p.heldout) {
-      ++rep.heldout_programs;
-      continue;
+    p.analytical = std::log2(f[analytical_at]);
+    p.log2_ideal = std::log2(f[ideal_at]);
+    for (double x : f) all.x.push_back(static_cast<float>(x));
+    all.margin.push_back(static_cast<float>(p.analytical - p.log2_ideal));
+    if (p.heldout) ++rep.heldout_programs;
+  }
+  // training rows: one per (task, program measured in it), grouped by task for the ranking objective
+  for (const auto& [task_id, members] : by_task) {
+    if (members.empty() || progs[*members.begin()].heldout) continue;
+    for (std::size_t i : members) {
+      train_rows.x.insert(train_rows.x.end(), all.x.begin() + i * names.size(), all.x.begin() + (i + 1) * names.size());
+      train_rows.y.push_back(static_cast<float>(progs[i].log2_s - progs[i].log2_ideal));
+      train_rows.margin.push_back(all.margin[i]);
     }
-    for (double x : f) xtrain.push_back(static_cast<float>(x));
-    ytrain.push_back(static_cast<float>(p.log2_s));
+    train_rows.groups.push_back(static_cast<unsigned>(members.size()));
   }
   rep.programs = static_cast<std::int64_t>(progs.size());
-  rep.train_programs = static_cast<std::int64_t>(ytrain.size());
-  if (ytrain.size() < 2) throw std::runtime_error(rep.dataset + ": fewer than two programs to train on");
+  rep.train_programs = rep.programs - rep.heldout_programs;
+  if (train_rows.size() < 2) throw std::runtime_error(rep.dataset + ": fewer than two programs to train on");
 
   // ---- XGBoost ----
-  XGBSetGlobalConfig(R"({"verbosity": 0})");
-  xgb::Matrix train(xtrain, ytrain.size(), names.size());
-  train.set_labels(ytrain);
-  xgb::Booster booster(&train);
-  double mean = 0;
-  for (float y : ytrain) mean += y;
-  mean /= static_cast<double>(ytrain.size());
-  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-           {"objective", "reg:squarederror"},
-           {"tree_method", "exact"},
-           {"nthread", "1"},
-           {"seed", std::to_string(o.seed)},
-           {"max_depth", std::to_string(o.max_depth)},
-           {"eta", std::to_string(o.eta)},
-           {"base_score", std::to_string(mean)},
-           {"subsample", "1"},
-           {"colsample_bytree", "1"}})
-    booster.set(k, v);
-  for (int i = 0; i < o.rounds; ++i) booster.update(i, train);
-  const std::string booster_json = booster.save_json();
-
-  const xgb::Matrix all(xall, progs.size(), names.size());
-  const std::vector<float> pred = booster.predict(all);
+  const Fit fit = fit_booster(train_rows, all, names.size(), o);
   double sq = 0;
   for (std::size_t i = 0; i < progs.size(); ++i) {
-    progs[i].learned = pred.at(i);
+    progs[i].learned = fit.scale * fit.raw.at(i) + fit.offset + progs[i].log2_ideal;
     if (!progs[i].heldout) sq += (progs[i].learned - progs[i].log2_s) * (progs[i].learned - progs[i].log2_s);
   }
-  rep.train_rmse = std::sqrt(sq / static_cast<double>(ytrain.size()));
+  rep.train_rmse = std::sqrt(sq / static_cast<double>(std::max<std::int64_t>(1, rep.train_programs)));
+
+  if (!o.predictions_path.empty()) {
+    std::string lines;
+    for (const auto& [task_id, members] : by_task)
+      for (std::size_t i : members) {
+        const Program& p = progs[i];
+        lines += core::ojson{{"task_id", task_id}, {"workload", p.workload}, {"heldout", p.heldout},
+                             {"measured_log2_s", p.log2_s}, {"learned_log2_s", p.learned},
+                             {"analytical_log2_s", p.analytical}, {"program", ir::print_program(p.task.program)}}
+                     .dump() +
+                 "\n";
+      }
+    ir::write_file_atomic(o.predictions_path, lines);
+  }
 
   // ---- held-out pairwise accuracy ----
   for (const auto& [task_id, members] : by_task) {
@@ -255,10 +320,12 @@ TrainReport train_learned_model(const std::vector<std::string>& datasets, const 
 
   // ---- the model file ----
   core::ojson file;
-  file["format"] = "steptp.cost-model/1";
+  file["format"] = "steptp.cost-model/2";
   file["features"] = names;
   file["machine"] = o.machine.to_json();
-  file["booster"] = core::ojson::parse(booster_json);
+  file["booster"] = core::ojson::parse(fit.booster_json);
+  file["target"] = {{"objective", o.objective}, {"margin_scale", fit.margin_scale}, {"scale", fit.scale},
+                    {"offset", fit.offset}};
   file["train"] = rep.to_json();
   ir::write_file_atomic(out_path, file.dump() + "\n");
   return rep;

@@ -18,6 +18,10 @@ class Matrix {
   Matrix(const Matrix&) = delete;
   Matrix& operator=(const Matrix&) = delete;
   void set_labels(const std::vector<float>& y);
+  /// Row groups for a ranking objective: sizes of consecutive runs of rows.
+  void set_groups(const std::vector<unsigned>& sizes);
+  /// Per-row starting value that the trees add to (XGBoost's base_margin).
+  void set_base_margin(const std::vector<float>& m);
   DMatrixHandle handle() const { return h_; }
 
  private:
