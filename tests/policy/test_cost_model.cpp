@@ -229,6 +229,20 @@ TEST(CostAnalytical, StridedOuterEntryTouchesSeparateRowsNotTheirSpan) {
   EXPECT_EQ(e.traffic_l2, (16384.0 + 16384 + 1048576) * 64);
 }
 
+TEST(CostAnalytical, ABufferAnEarlierNestLeftInTheCacheIsNotLoadedAgain) {
+  // two nests read A (64 KiB): at L1 (32 KiB) neither fits, each loads A and its output (64 KiB each); at L2 and
+  // the LLC the first loads A and C, the second finds A still there (A + C = 128 KiB fit) and loads only E
+  const ir::Task t = make_task("L^{16384}_{i=0}[C_{i}=A_{i}*2.0;];L^{16384}_{i=0}[E_{i}=A_{i}+1.0;];",
+                               {{"A", R::Input, {16384}}, {"C", R::Output, {16384}}, {"E", R::Output, {16384}}});
+  const Estimate e = analytical_estimate(t, test_machine());
+  ASSERT_EQ(e.nests.size(), 2u);
+  EXPECT_DOUBLE_EQ(e.nests[0].traffic_l1, 131072.0);
+  EXPECT_DOUBLE_EQ(e.nests[1].traffic_l1, 131072.0);
+  EXPECT_DOUBLE_EQ(e.nests[0].traffic_l2, 131072.0);
+  EXPECT_DOUBLE_EQ(e.nests[1].traffic_l2, 65536.0);
+  EXPECT_DOUBLE_EQ(e.nests[1].traffic_llc, 65536.0);
+}
+
 TEST(CostAnalytical, ParallelOuterLoopIsFasterWithThreads) {
   const ir::Task par =
       matmul("P^{256}_{i=0}L^{256}_{k=0}L^{256}_{j=0}[C_{i,j}=C_{i,j}+A_{i,k}*E_{k,j};];", 256);

@@ -143,6 +143,8 @@ struct NestFootprints {
   std::vector<Stmt> stmts;
   std::vector<double> ws;                       // W(L) per loop id
   std::size_t key_count = 0;
+  std::vector<std::string> key_buffer;          // the buffer of each access key
+  std::map<std::string, double> buffer_bytes;   // bytes of each buffer the nest touches
 
   explicit NestFootprints(const std::vector<const StmtView*>& views) {
     std::map<const ir::Loop*, std::size_t> loop_id;
@@ -155,8 +157,13 @@ struct NestFootprints {
       }
       std::vector<AccessMotion> motion;
       for (const auto& a : s->accesses) {
-        st.keys.push_back(key_id.emplace(a.key, key_id.size()).first->second);
+        const auto [it, added] = key_id.emplace(a.key, key_id.size());
+        if (added) key_buffer.push_back(a.buffer);
+        st.keys.push_back(it->second);
         motion.emplace_back(*s, a);
+        double bytes = a.elem_bytes;
+        for (std::int64_t d : a.shape) bytes *= static_cast<double>(d);
+        buffer_bytes[a.buffer] = bytes;
       }
       for (std::size_t k = 0; k <= s->loops.size(); ++k) {
         st.fp.emplace_back();
@@ -182,8 +189,30 @@ struct NestFootprints {
   }
 };
 
-/// Bytes moved into a cache of `capacity` bytes by the statements of one top-level nest.
-double nest_traffic(const NestFootprints& nf, double capacity) {
+/// The buffers a cache holds between nests (analytical.hpp): most recently touched last. A buffer is resident when
+/// it and every buffer touched after it fit the capacity together.
+struct CacheHistory {
+  std::vector<std::pair<std::string, double>> recent;
+  bool resident(const std::string& buffer, double capacity) const {
+    double bytes = 0;
+    for (auto it = recent.rbegin(); it != recent.rend(); ++it) {
+      bytes += it->second;
+      if (bytes > capacity) return false;
+      if (it->first == buffer) return true;
+    }
+    return false;
+  }
+  void touch(const std::map<std::string, double>& buffers) {
+    for (const auto& [name, bytes] : buffers) {
+      std::erase_if(recent, [&](const auto& r) { return r.first == name; });
+      recent.emplace_back(name, bytes);
+    }
+  }
+};
+
+/// Bytes moved into a cache of `capacity` bytes by the statements of one top-level nest; an access of a statement
+/// whose loops all fit loads nothing when an earlier nest left its buffer in the cache (`history`).
+double nest_traffic(const NestFootprints& nf, double capacity, const CacheHistory& history) {
   // traffic per (access key, loop L that does not fit; none: the whole nest fits), counted once
   std::map<std::pair<std::size_t, std::size_t>, double> traffic;
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
@@ -200,6 +229,7 @@ double nest_traffic(const NestFootprints& nf, double capacity) {
       for (std::size_t i = 0; i < miss; ++i) outside *= st.extents[i];
     const std::size_t at = miss == depth ? kNone : st.loops[miss];
     for (std::size_t i = 0; i < st.keys.size(); ++i) {
+      if (at == kNone && history.resident(nf.key_buffer[st.keys[i]], capacity)) continue;
       double& t = traffic[{st.keys[i], at}];
       t = std::max(t, st.fp[miss == depth ? 0 : miss][i] * outside);  // level 0 when nothing overflows
     }
@@ -371,6 +401,7 @@ MachineModel MachineModel::from_json(const core::ojson& j) {
 Estimate analytical_estimate(const ProgramView& v, const MachineModel& m) {
   Estimate e;
   const double rate = m.ghz * 1e9 * m.flops_per_cycle_scalar;
+  CacheHistory l1, l2, llc;
   for (std::size_t n = 0; n < v.nests; ++n) {
     std::vector<const StmtView*> stmts;
     for (const auto& s : v.stmts)
@@ -391,9 +422,10 @@ Estimate analytical_estimate(const ProgramView& v, const MachineModel& m) {
     }
     ne.parallelism = heaviest ? stmt_parallelism(*heaviest, m.threads) : 1;
     const NestFootprints nf(stmts);
-    ne.traffic_l1 = nest_traffic(nf, static_cast<double>(m.l1_bytes));
-    ne.traffic_l2 = nest_traffic(nf, static_cast<double>(m.l2_bytes));
-    ne.traffic_llc = nest_traffic(nf, static_cast<double>(m.llc_bytes));
+    ne.traffic_l1 = nest_traffic(nf, static_cast<double>(m.l1_bytes), l1);
+    ne.traffic_l2 = nest_traffic(nf, static_cast<double>(m.l2_bytes), l2);
+    ne.traffic_llc = nest_traffic(nf, static_cast<double>(m.llc_bytes), llc);
+    for (CacheHistory* h : {&l1, &l2, &llc}) h->touch(nf.buffer_bytes);
     const double p = ne.parallelism;
     ne.memory_s = ne.traffic_l1 / (m.l2_bytes_per_s * p) + ne.traffic_l2 / (m.llc_bytes_per_s * p) +
                   ne.traffic_llc / (m.dram_bytes_per_s * std::min(p, 4.0));
