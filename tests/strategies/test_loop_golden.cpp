@@ -117,6 +117,11 @@ TEST(LoopReorder, UncheckedSwapsAreEverySwapAndApplyKeepsExactlyTheLegalOnes) {
   EXPECT_EQ(accepted, legal.size());
   EXPECT_TRUE(has_id(legal, "loop_reorder@1{p=0,q=1}"));
   EXPECT_FALSE(has_id(legal, "loop_reorder@1{p=1,q=2}"));
+  // only the nests asked for (the cost policy asks for those its candidate changed)
+  const std::set<std::uint32_t> second{1};
+  const auto some = st::loop::unchecked_reorders(t, &second);
+  ASSERT_EQ(some.size(), 3u);
+  for (const auto& [c, after] : some) EXPECT_EQ(c.id().rfind("loop_reorder@1{", 0), 0u) << c.id();
 }
 
 TEST(LoopTiling, GemmCatalogueExample) {

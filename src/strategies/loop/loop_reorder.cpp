@@ -98,9 +98,10 @@ std::vector<Site> reorder_sites(const ir::Task& t, const analysis::NestPath& pat
 
 std::vector<Site> enumerate_reorder(const ir::Task& t) { return enumerate_by_nest(t, reorder_sites); }
 
-std::vector<std::pair<Candidate, ir::Task>> unchecked_reorders(const ir::Task& t) {
+std::vector<std::pair<Candidate, ir::Task>> unchecked_reorders(const ir::Task& t, const std::set<std::uint32_t>* tops) {
   std::vector<std::pair<Candidate, ir::Task>> out;
   for (const auto& path : analysis::all_nest_paths(t.program)) {
+    if (tops && !tops->count(path.front())) continue;
     const std::size_t loops = analysis::nest_at(t.program, path)->loops.size();
     for (std::uint32_t p = 0; p < loops; ++p)
       for (std::uint32_t q = p + 1; q < loops; ++q) {

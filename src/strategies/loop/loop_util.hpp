@@ -1,5 +1,6 @@
 // Checks shared by the loop strategies that rebuild a header.
 #pragma once
+#include <set>
 #include <cstdint>
 #include <string>
 
@@ -27,7 +28,8 @@ const ir::Nest& site_nest(const ir::Program& p, const analysis::NestPath& path);
 /// Every swap p < q of every nest header of `t` as a loop_reorder candidate, with the swapped program, before any
 /// legality analysis: a superset of enumerate's candidates (whose isl checks cost seconds on a deep nest), for a
 /// caller that ranks the results first and asks apply (which re-checks the one candidate: S002 when illegal) only
-/// for those it would take.
-std::vector<std::pair<Candidate, ir::Task>> unchecked_reorders(const ir::Task& t);
+/// for those it would take. With `tops`, only the nests under those top-level nest indices.
+std::vector<std::pair<Candidate, ir::Task>> unchecked_reorders(const ir::Task& t,
+                                                               const std::set<std::uint32_t>* tops = nullptr);
 
 }  // namespace steptp::strategy::loop
