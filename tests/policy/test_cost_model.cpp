@@ -229,6 +229,24 @@ TEST(CostAnalytical, StridedOuterEntryTouchesSeparateRowsNotTheirSpan) {
   EXPECT_EQ(e.traffic_l2, (16384.0 + 16384 + 1048576) * 64);
 }
 
+TEST(CostAnalytical, SmallReductionLoopsInsideAreUnrolledAndTheLoopOutsideVectorised) {
+  // a 3x3 stencil: GCC unrolls the 9 (g, h) iterations completely and vectorises d (C 1, W 0, A 1 along d)
+  const MachineModel m = test_machine();
+  const Estimate small = analytical_estimate(
+      make_task("L^{62}_{d=0}L^{3}_{g=0}L^{3}_{h=0}[C_{d}=C_{d}+W_{g,h}*A_{g,d+h};];",
+                {{"A", R::Input, {3, 64}}, {"W", R::Input, {3, 3}}, {"C", R::Output, {62}}}),
+      m);
+  EXPECT_NEAR(small.compute_s, 62.0 * 9 * 2 / (4e9 * 8), 1e-18);
+  EXPECT_NEAR(small.chain_s, 62.0 * 9 * 4 / (8 * 2e9), 1e-18);  // 8 chains: the lanes
+  // 3 x 8 = 24 iterations inside d: not unrolled, so d is not vectorised and each output sums in one chain
+  const Estimate large = analytical_estimate(
+      make_task("L^{62}_{d=0}L^{3}_{g=0}L^{8}_{h=0}[C_{d}=C_{d}+W_{g,h}*A_{g,d+h};];",
+                {{"A", R::Input, {3, 69}}, {"W", R::Input, {3, 8}}, {"C", R::Output, {62}}}),
+      m);
+  EXPECT_NEAR(large.compute_s, 62.0 * 24 * 2 / 4e9, 1e-18);
+  EXPECT_NEAR(large.chain_s, 62.0 * 24 * 4 / 2e9, 1e-18);
+}
+
 TEST(CostAnalytical, ABufferAnEarlierNestLeftInTheCacheIsNotLoadedAgain) {
   // two nests read A (64 KiB): at L1 (32 KiB) neither fits, each loads A and its output (64 KiB each); at L2 and
   // the LLC the first loads A and C, the second finds A still there (A + C = 128 KiB fit) and loads only E

@@ -85,7 +85,8 @@ struct Walker {
       s.stmt = &it.stmt();
       s.loops = loops;
       s.nest = top;
-      s.alone_in_pair = n.loops.size() >= 2 && n.body.size() == 1;
+      s.own_headers = n.loops.size();
+      s.alone = n.body.size() == 1;
       for (auto* l : loops) s.instances *= l->extent;
       for (std::size_t i = 0; i < parallel_ok.size(); ++i)
         if (parallel_ok[i]) {
@@ -163,12 +164,21 @@ int lanes_of(const StmtView& s, int vector_lanes_f32) {
 }  // namespace
 
 int outer_vector_width(const StmtView& s, int vector_lanes_f32) {
-  if (!s.alone_in_pair || s.loops.size() < 2 || s.accesses.empty()) return 1;
-  const ir::Loop &o = *s.loops[s.loops.size() - 2], &r = *s.loops.back();
+  const std::size_t n = s.loops.size();
+  if (!s.alone || n < 2 || s.accesses.empty()) return 1;
   const AccessView& w = s.accesses.front();
-  if (o.kind == ir::LoopKind::U || !w.write || !w.read || w.gather) return 1;
-  const auto wr = w.stride(r.var), wo = w.stride(o.var);
-  if (!wr || *wr != 0 || !wo || *wo != 1) return 1;
+  if (!w.write || !w.read || w.gather) return 1;
+  std::size_t r = n;  // the reduction loops inside o are loops [r, n)
+  double reduced = 1;
+  for (; r > 0; --r) {
+    const auto st = w.stride(s.loops[r - 1]->var);
+    if (!st || *st != 0) break;
+    reduced *= static_cast<double>(s.loops[r - 1]->extent);
+  }
+  if (r == n || r == 0 || n - r + 1 > s.own_headers || (n - r > 1 && reduced > 16)) return 1;
+  const ir::Loop& o = *s.loops[r - 1];
+  const auto wo = w.stride(o.var);
+  if (o.kind == ir::LoopKind::U || !wo || *wo != 1) return 1;
   for (const auto& a : s.accesses) {
     const auto st = a.gather ? std::nullopt : a.stride(o.var);
     if (!st || (*st != 0 && *st != 1)) return 1;

@@ -43,8 +43,8 @@ struct StmtView {
   int expensive_ops = 0;               // per instance: / sqrt exp log erf **
   ir::DType dtype = ir::DType::F32;    // the target's effective dtype
   int parallel_loop = -1;              // index in `loops` of the loop the C lowering runs with omp parallel for
-  bool alone_in_pair = false;          // its two innermost loops are consecutive headers of one nest whose body is
-                                       // this statement alone
+  std::size_t own_headers = 0;         // loops of the innermost nest's header list (its innermost loops)
+  bool alone = false;                  // that nest's body is this statement alone
   std::vector<AccessView> accesses;    // the write first, then reads
 };
 
@@ -59,10 +59,11 @@ bool inner_unit_or_invariant(const StmtView& s);
 /// outer_vector_width says GCC vectorises that one.
 int vector_width(const StmtView& s, int vector_lanes_f32);
 
-/// GCC's outer-loop vectorisation of `for o: for r: X[..o..] = X[..o..] + f(...)`: lanes along o when s is alone
-/// in its innermost loop pair (alone_in_pair), its write is an accumulation with stride 0 along r (the reduction)
-/// and 1 along o, every access has a known stride 0 or 1 along o, and o is not unrolled; else 1. The lanes run
-/// as independent accumulation chains.
+/// GCC's outer-loop vectorisation of `for o: for r..: X[..o..] = X[..o..] + f(...)`: lanes along o when s's write
+/// is an accumulation with stride 0 along the loops inside o (its reductions) and 1 along o, every access has a
+/// known stride 0 or 1 along o, o is not unrolled, o and the loops inside it are headers of one nest whose body
+/// is s alone, and the reduction loops are one loop, or several whose extents multiply to at most 16 (GCC unrolls
+/// them completely, and o becomes the innermost loop); else 1. The lanes run as independent accumulation chains.
 int outer_vector_width(const StmtView& s, int vector_lanes_f32);
 
 /// A validated copy of a task and its statements. Not copyable: statements point into `task`.
