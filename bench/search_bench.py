@@ -121,9 +121,10 @@ def retime(args, tasks, emitted, results, out_dir):
     single small task pays page faults that a process which has run the larger tasks no longer pays: Swish 5.3 ms
     alone, 0.17 ms after them), then `steptp measure` of each best program."""
     res = match_results(emitted, results)
-    best_paths = {}
+    best_paths, contract = {}, {}
     for i, (e, r) in enumerate(zip(emitted, res)):
         leir = ((r or {}).get("result") or {}).get("leir")
+        contract[i] = "on" if (r or {}).get("fp_contract") else "off"  # timed as the search timed it
         if leir:
             best_paths[i] = os.path.join(out_dir, f"retime-{i}.json")
             with open(best_paths[i], "w") as f:
@@ -137,7 +138,7 @@ def retime(args, tasks, emitted, results, out_dir):
         for i, path in best_paths.items():
             t = tasks[i]
             m = subprocess.run([args.steptp, "measure", path, "--repeats", str(args.repeats or 10), "--threads",
-                                str(args.threads)], capture_output=True, text=True)
+                                str(args.threads), "--fp-contract", contract[i]], capture_output=True, text=True)
             p = torch_by.get((t["workload"], json.dumps(t.get("params", {}), sort_keys=True)))
             try:
                 b = json.loads(m.stdout)["median"] * 1e9

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/grade_options.hpp"
 #include "cli/work_budget.hpp"
 #include "base/text.hpp"
 #include "equiv/inputs.hpp"
@@ -113,7 +114,14 @@ CommandRegistrar reg("41-measure", [](CLI::App& app) -> RunFn {
                     "limit");
   sub->footer("Exit status: 0 timed, 1 the kernel or the interpreter check failed ({\"ok\": false, ...}), 2 bad input "
               "(unreadable or invalid task, E217 and other validator errors, over a budget).");
-  return [file, other, o, budget, check_steps] { return run_measure(*file, *other, *o, *budget, *check_steps); };
+  auto contract = std::make_shared<bool>(false);
+  add_fp_contract_option(sub, *contract,
+                         "on: compile with FMA contraction (-ffp-contract=fast), as `steptp search` and `replay` time "
+                         "kernels; off: as `generate` does (every operation rounded, like the interpreter)");
+  return [file, other, o, budget, check_steps, contract] {
+    if (*contract) o->compile.flags = runtime::kernel_compile_options(true).flags;
+    return run_measure(*file, *other, *o, *budget, *check_steps);
+  };
 });
 
 }  // namespace

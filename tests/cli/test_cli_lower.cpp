@@ -62,6 +62,25 @@ TEST(CliMeasure, PrintsJsonInSeconds) {
   EXPECT_NE(out.find(redone ? "\"repeats\": 6" : "\"repeats\": 3"), std::string::npos) << out;
 }
 
+TEST(CliMeasure, FpContractOnCompilesWithContractionAndTakesOnlyOnOrOff) {
+  // on: the kernel is compiled with -ffp-contract=fast, as search and replay time kernels (a second object in
+  // the cache: the compile is not a hit of the uncontracted one timed just before)
+  std::string out;
+  const std::string cache =
+      (std::filesystem::temp_directory_path() / ("steptp-measure-contract-" + std::to_string(getpid()))).string();
+  std::filesystem::remove_all(cache);
+  const std::string env = "STEPTP_CACHE=" + cache + " ";
+  const std::string cmd = env + kBin + " measure " + task_file("matmul") + " --repeats 2";
+  ASSERT_EQ(testing::run_command(cmd + " --fp-contract off", &out), 0) << out;
+  ASSERT_EQ(testing::run_command(cmd + " --fp-contract on", &out), 0) << out;
+  EXPECT_NE(out.find("\"cache_hit\": false"), std::string::npos) << out;
+  ASSERT_EQ(testing::run_command(cmd + " --fp-contract on", &out), 0) << out;
+  EXPECT_NE(out.find("\"cache_hit\": true"), std::string::npos) << out;
+  EXPECT_EQ(testing::run_command(cmd + " --fp-contract maybe", &out), 2);
+  EXPECT_NE(out.find("--fp-contract"), std::string::npos) << out;
+  std::filesystem::remove_all(cache);
+}
+
 TEST(CliMeasure, CompareTimesTwoProgramsInterleaved) {
   std::string out;
   const std::string env = "STEPTP_CACHE=" + testing::test_cache_dir() + " ";
