@@ -145,6 +145,53 @@ Fit fit_booster(const Rows& train_rows, const Rows& all, std::size_t cols, const
   return f;
 }
 
+/// The --predictions file (learned.hpp TrainOptions::predictions_path).
+void write_predictions(const std::string& path, const std::vector<Program>& progs,
+                       const std::map<std::string, std::set<std::size_t>>& by_task) {
+  std::string lines;
+  for (const auto& [task_id, members] : by_task)
+    for (std::size_t i : members) {
+      const Program& p = progs[i];
+      lines += core::ojson{{"task_id", task_id}, {"workload", p.workload}, {"heldout", p.heldout},
+                           {"measured_log2_s", p.log2_s}, {"learned_log2_s", p.learned},
+                           {"analytical_log2_s", p.analytical}, {"program", ir::print_program(p.task.program)}}
+                   .dump() +
+               "\n";
+    }
+  ir::write_file_atomic(path, lines);
+}
+
+/// The held-out pairwise accuracies of `rep` (learned.hpp): program pairs of held-out tasks, their clear ones, and
+/// the held-out records' directions.
+void score_heldout(const std::vector<Program>& progs, const std::map<std::string, std::set<std::size_t>>& by_task,
+                   const std::map<std::string, std::vector<RecordPair>>& rec_pairs, const std::set<std::string>& held,
+                   TrainReport& rep) {
+  for (const auto& [task_id, members] : by_task) {
+    const std::vector<std::size_t> v(members.begin(), members.end());
+    if (v.empty() || !progs[v.front()].heldout) continue;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      for (std::size_t j = i + 1; j < v.size(); ++j) {
+        const Program &a = progs[v[i]], &b = progs[v[j]];
+        score_pair(rep.learned_pairs, a.log2_s, b.log2_s, a.learned, b.learned);
+        score_pair(rep.analytical_pairs, a.log2_s, b.log2_s, a.analytical, b.analytical);
+        if (std::abs(a.log2_s - b.log2_s) >= kClearLog2) {
+          score_pair(rep.learned_clear, a.log2_s, b.log2_s, a.learned, b.learned);
+          score_pair(rep.analytical_clear, a.log2_s, b.log2_s, a.analytical, b.analytical);
+        }
+      }
+  }
+  for (const auto& w : held) {
+    const auto it = rec_pairs.find(w);
+    if (it == rec_pairs.end()) continue;
+    for (const auto& rp : it->second) {
+      ++rep.heldout_records;
+      const Program &b = progs[rp.before], &a = progs[rp.after];
+      score_pair(rep.learned_records, rp.before_ns, rp.after_ns, b.learned, a.learned);
+      score_pair(rep.analytical_records, rp.before_ns, rp.after_ns, b.analytical, a.analytical);
+    }
+  }
+}
+
 }  // namespace
 
 core::ojson TrainReport::to_json() const {
@@ -281,42 +328,8 @@ TrainReport train_learned_model(const std::vector<std::string>& datasets, const 
   }
   rep.train_rmse = std::sqrt(sq / static_cast<double>(std::max<std::int64_t>(1, rep.train_programs)));
 
-  if (!o.predictions_path.empty()) {
-    std::string lines;
-    for (const auto& [task_id, members] : by_task)
-      for (std::size_t i : members) {
-        const Program& p = progs[i];
-        lines += core::ojson{{"task_id", task_id}, {"workload", p.workload}, {"heldout", p.heldout},
-                             {"measured_log2_s", p.log2_s}, {"learned_log2_s", p.learned},
-                             {"analytical_log2_s", p.analytical}, {"program", ir::print_program(p.task.program)}}
-                     .dump() +
-                 "\n";
-      }
-    ir::write_file_atomic(o.predictions_path, lines);
-  }
-
-  // ---- held-out pairwise accuracy ----
-  for (const auto& [task_id, members] : by_task) {
-    const std::vector<std::size_t> v(members.begin(), members.end());
-    if (v.empty() || !progs[v.front()].heldout) continue;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      for (std::size_t j = i + 1; j < v.size(); ++j) {
-        const Program &a = progs[v[i]], &b = progs[v[j]];
-        score_pair(rep.learned_pairs, a.log2_s, b.log2_s, a.learned, b.learned);
-        score_pair(rep.analytical_pairs, a.log2_s, b.log2_s, a.analytical, b.analytical);
-        if (std::abs(a.log2_s - b.log2_s) >= kClearLog2) {
-          score_pair(rep.learned_clear, a.log2_s, b.log2_s, a.learned, b.learned);
-          score_pair(rep.analytical_clear, a.log2_s, b.log2_s, a.analytical, b.analytical);
-        }
-      }
-  }
-  for (const auto& w : held)
-    for (const auto& rp : rec_pairs[w]) {
-      ++rep.heldout_records;
-      const Program &b = progs[rp.before], &a = progs[rp.after];
-      score_pair(rep.learned_records, rp.before_ns, rp.after_ns, b.learned, a.learned);
-      score_pair(rep.analytical_records, rp.before_ns, rp.after_ns, b.analytical, a.analytical);
-    }
+  if (!o.predictions_path.empty()) write_predictions(o.predictions_path, progs, by_task);
+  score_heldout(progs, by_task, rec_pairs, held, rep);
 
   // ---- the model file ----
   core::ojson file;
