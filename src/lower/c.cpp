@@ -66,7 +66,7 @@ class CLowering {
       if (b->scope == ir::Scope::Global)
         os_ << "  " << c_storage_type(b->dtype) << "* __restrict " << b->name << " = (" << c_storage_type(b->dtype)
             << "*)leir_alloc(" << b->numel() << " * sizeof(" << c_storage_type(b->dtype) << "));\n";
-    for (const auto& top : p_.task.program.nests) nest(top, 1, false, false, true, false);
+    for (const auto& top : p_.task.program.nests) top_nest(top);
     for (const auto* b : p_.intermediates())
       if (b->scope == ir::Scope::Global) os_ << "  leir_free(" << b->name << ");\n";
     os_ << "}\n\nextern \"C\" void leir_run_packed(void* const* b) {\n  leir_run(";
@@ -86,8 +86,9 @@ class CLowering {
   InitHoisting hoist_;                             // initialisers emitted as init nests
   CEmitter em_;
   std::ostringstream os_;
-  std::ostringstream helpers_;                     // the parallel loops' iteration functions, before leir_run
+  std::ostringstream helpers_;                     // the nests' and parallel loops' functions, before leir_run
   int helper_count_ = 0;
+  int nest_count_ = 0;
   std::vector<std::string> open_loops_;            // C names of the loops enclosing the emission point
   std::vector<const ir::BufferInfo*> open_locals_; // scoped buffers declared around the emission point
 
@@ -121,6 +122,36 @@ class CLowering {
     for (const auto* b : locals)
       if (elements(*b) * static_cast<std::int64_t>(c_elem_bytes(b->dtype)) > kMaxAutoBytes)
         os_ << pad(ind) << "leir_free(" << b->name << ");\n";
+  }
+
+  /// The buffers every generated function receives: the knowns, then the global intermediates, as `__restrict`
+  /// parameters (`params`) and the matching arguments (`args`).
+  void buffer_params(std::string& params, std::string& args) const {
+    auto add = [&](const std::string& param, const std::string& arg) {
+      params += (params.empty() ? "" : ", ") + param;
+      args += (args.empty() ? "" : ", ") + arg;
+    };
+    for (const auto* b : p_.knowns())
+      add(std::string(b->role == ir::Role::Output ? "" : "const ") + c_storage_type(b->dtype) + "* __restrict " +
+              b->name, b->name);
+    for (const auto* b : p_.intermediates())
+      if (b->scope == ir::Scope::Global) add(c_storage_type(b->dtype) + "* __restrict " + b->name, b->name);
+  }
+
+  /// A top-level nest as a call of its own always-inline function whose buffers are `__restrict` parameters
+  /// (LEIR.md §10.2): GCC keeps a restrict parameter's meaning through inlining but not that of a restrict local
+  /// initialised from an allocation, so loops reading one intermediate and writing another stayed scalar.
+  void top_nest(const ir::Nest& n) {
+    const std::string fn = "leir_nest" + std::to_string(nest_count_++);
+    std::string params = "bool leir_parallel", args = "leir_parallel";
+    buffer_params(params, args);
+    std::ostringstream body;
+    std::swap(os_, body);
+    nest(n, 1, false, false, true, false);
+    std::swap(os_, body);
+    helpers_ << "\nstatic inline __attribute__((always_inline)) void " << fn << "(" << params << ") {\n"
+             << "  (void)leir_parallel;\n" << body.str() << "}\n";
+    os_ << "  " << fn << "(" << args << ");\n";
   }
 
   /// A nest: `inpar`/`insimd` say whether an enclosing loop already carries the parallel/simd pragma, `top` whether
@@ -241,15 +272,11 @@ class CLowering {
   void parallel_loop(const NestCtx& c, std::size_t k, int ind, bool insimd) {
     const std::string fn = "leir_iteration" + std::to_string(helper_count_++), v = c_var(c.n.loops[k].var);
     std::string params, args;
+    buffer_params(params, args);
     auto add = [&](const std::string& param, const std::string& arg) {
       params += (params.empty() ? "" : ", ") + param;
       args += (args.empty() ? "" : ", ") + arg;
     };
-    for (const auto* b : p_.knowns())
-      add(std::string(b->role == ir::Role::Output ? "" : "const ") + c_storage_type(b->dtype) + "* __restrict " +
-              b->name, b->name);
-    for (const auto* b : p_.intermediates())
-      if (b->scope == ir::Scope::Global) add(c_storage_type(b->dtype) + "* __restrict " + b->name, b->name);
     for (const auto* b : open_locals_) add(c_storage_type(b->dtype) + "* __restrict " + b->name, b->name);
     for (const auto& l : open_loops_) add("int64_t " + l, l);
     add("int64_t " + v, v);

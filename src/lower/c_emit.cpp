@@ -32,6 +32,7 @@ const char* const kLeirGlue = R"GLUE(// leir:: names used by the generated code,
 // interpreter on invalid inputs only: integer division/modulo by zero yields 0 (E303 there) and an invalid
 // float-to-integer conversion yields 0 (E304 there).
 #if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define LEIR_VECTOR_MATH 1
 // SIMD variants of libm functions from glibc's libmvec (the kernel links -lmvec; the names are the x86-64 vector
 // ABI's, e.g. _ZGVdN8v_expf): gcc vectorises a loop calling them, which glibc's math.h declares only under
 // -ffast-math. Results may differ from the scalar libm call by libmvec's documented error (a few ulp), within
@@ -66,8 +67,20 @@ LEIR_HD inline double floordiv(double a, double b) { return steptp_num::floor_di
 LEIR_HD inline double floormod(double a, double b) { return steptp_num::floor_mod(a, b); }
 template <class T> LEIR_HD inline T max(T a, T b) { return steptp_num::nan_max(a, b); }
 template <class T> LEIR_HD inline T min(T a, T b) { return steptp_num::nan_min(a, b); }
+#if defined(LEIR_VECTOR_MATH)
+// exp of an argument below ln of half the smallest subnormal rounds to +0 (f32: -103.972, f64: -745.133): there
+// the vector call gets the lane of leir_exp_zero_arg (0) and the select answers 0. libmvec sends every lane beyond
+// its fast range (a masked attention score's -inf) through the scalar routine, ten times the vector cost. The
+// argument's select uses a lower threshold than the result's and a global GCC cannot fold, else it moves the
+// select past the call and passes the raw argument.
+float leir_exp_zero_arg = 0.0f;
+double leir_exp_zero_arg_f64 = 0.0;
+inline float exp(float x) { const float r = expf(x < -104.0f ? leir_exp_zero_arg : x); return x < -103.98f ? 0.0f : r; }
+inline double exp(double x) { const double r = ::exp(x < -746.0 ? leir_exp_zero_arg_f64 : x); return x < -745.2 ? 0.0 : r; }
+#else
 LEIR_HD inline float exp(float x) { return expf(x); }
 LEIR_HD inline double exp(double x) { return ::exp(x); }
+#endif
 LEIR_HD inline float log(float x) { return logf(x); }
 LEIR_HD inline double log(double x) { return ::log(x); }
 LEIR_HD inline float sqrt(float x) { return sqrtf(x); }

@@ -2,6 +2,7 @@
 // measurements with their reason, and this test process keeps running. Also the compile cache and statistics.
 #include <gtest/gtest.h>
 #include <chrono>
+#include <cmath>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <thread>
@@ -237,6 +238,42 @@ TEST(RuntimeCompile, KernelPreludeParsesNoCmath) {
   const auto v = runtime::check_lowering(t, runtime::LowerTarget::C);
   EXPECT_TRUE(v.ok) << v.message;
   EXPECT_EQ(v.runs, 6);  // 3 seeds x {N, U}
+}
+
+// exp below ln(2^-150) (f32) / ln(2^-1075) (f64) is answered by the glue's select (c_emit.cpp): +0 exactly, as
+// libm gives; just above it the vector call's subnormal; -inf gives 0 and NaN stays NaN.
+TEST(RuntimeCompile, ExpAtTheUnderflowEdgeMatchesLibm) {
+  for (const ir::DType dt : {ir::DType::F32, ir::DType::F64}) {
+    const std::string d = dt == ir::DType::F32 ? "f32" : "f64";
+    ir::Task t;
+    t.workload = "exp_edge";
+    t.known = {{"A", ir::Role::Input, dt, {32}}, {"C", ir::Role::Output, dt, {32}}};
+    t.program = ir::parse_program("B^{32}_{tx=0}[C^{" + d + ",g}_{tx}=exp(A^{" + d + ",g}_{tx});];");
+    const std::vector<double> edge = dt == ir::DType::F32
+        ? std::vector<double>{-INFINITY, -1e30, -200, -104.5, -104, -103.9, -103.2, -100, -87.5, -1, 0, 88, NAN}
+        : std::vector<double>{-INFINITY, -1e300, -800, -746.5, -746, -745.1, -744, -740, -708.5, -1, 0, 709, NAN};
+    interp::TensorMap in;
+    in["A"].dtype = dt;
+    in["A"].shape = {32};
+    in["A"].data.assign(32, 0.5);
+    std::copy(edge.begin(), edge.end(), in["A"].data.begin());
+    const auto out = runtime::run_compiled(t, in);
+    for (std::size_t i = 0; i < edge.size(); ++i) {
+      const double got = out.at("C").data[i];
+      const double want = dt == ir::DType::F32 ? double(std::exp(float(edge[i]))) : std::exp(edge[i]);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << d << " exp(" << edge[i] << ")";
+        continue;
+      }
+      // libmvec is within a few ulp of libm (1e-6 relative); the zeros and the underflow edge exactly
+      EXPECT_NEAR(got, want, std::fabs(want) * 1e-6) << d << " exp(" << edge[i] << ")";
+      if (want == 0) {
+        EXPECT_EQ(got, 0.0) << d << " exp(" << edge[i] << ")";
+      } else {
+        EXPECT_GT(got, 0.0) << d << " exp(" << edge[i] << ")";
+      }
+    }
+  }
 }
 
 TEST(RuntimeStats, MedianIqrMin) {
