@@ -82,7 +82,6 @@ int run_replay(const ReplayOpts& o) {
   out["class"] = std::string(1, search::path_class(steps));
   const ir::Task& after = steps.empty() ? p.root : steps.back().after;
   out["leir"] = ir::print_program(after.program);
-  if (!o.out.empty()) ir::write_file_atomic(o.out, ir::task_to_json(after) + "\n");
   dataset::GenConfig gen;
   gen.repeats = o.repeats;
   gen.threads = o.threads;
@@ -111,6 +110,7 @@ int run_replay(const ReplayOpts& o) {
   }
   out["equivalent"] = g.equivalent;
   bool ok = g.equivalent;
+  if (!o.out.empty() && g.equivalent) ir::write_file_atomic(o.out, ir::task_to_json(after) + "\n");
   if (o.measure) {
     ok = ok && g.measurement.is_object();
     if (!g.measurement.is_object() && !g.detail.empty()) out["measure_error"] = g.detail;
@@ -162,8 +162,8 @@ const CommandRegistrar reg("47-replay", [](CLI::App& app) -> RunFn {
   auto no_baseline = std::make_shared<bool>(false);
   c->add_flag("--no-baseline", *no_baseline, "do not time the library baseline")->needs(measure);
   const auto no_strict = add_no_strict_equivalence_flag(c);
-  c->add_option("-o,--output", o->out, "write the resulting task here (atomically; never replaces a link, FIFO, "
-                                       "directory or device: E115)");
+  c->add_option("-o,--output", o->out, "write the resulting task here once it is verified equivalent to the "
+                                       "root (atomically; never replaces a link, FIFO, directory or device: E115)");
   return [o, no_baseline, no_strict] {
     o->baseline = !*no_baseline;
     o->strict = !*no_strict;

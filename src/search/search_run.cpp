@@ -169,6 +169,16 @@ void validate_options(const SearchOptions& opt) {
   if (opt.search.pair_with != "parent" && opt.search.pair_with != "root")
     throw SearchUsageError("--pair-with " + opt.search.pair_with + ": expected parent or root");
   if (opt.search.confirm < 0) throw SearchUsageError("--confirm must be at least 0");
+  const auto& sc = opt.search;
+  if (sc.k < 0) throw SearchUsageError("--k must be at least 0 (0: the algorithm's)");
+  if (sc.patience < 1) throw SearchUsageError("--patience must be at least 1");
+  if (sc.beam_width < 1) throw SearchUsageError("--beam-width must be at least 1");
+  if (sc.max_depth < 1) throw SearchUsageError("--max-depth must be at least 1");
+  if (!(sc.time_limit_s >= 0)) throw SearchUsageError("--time-limit must be at least 0 (0: none)");
+  if (!(sc.epsilon >= 0)) throw SearchUsageError("--epsilon must be at least 0");
+  if (!(sc.c_uct >= 0)) throw SearchUsageError("--c-uct must be at least 0");
+  if (!(sc.c_pw > 0)) throw SearchUsageError("--c-pw must be above 0");
+  if (!(sc.alpha_pw > 0 && sc.alpha_pw <= 1)) throw SearchUsageError("--alpha-pw must be in (0, 1]");
   if (opt.search.pair_with == "parent" && opt.search.confirm < 1)
     throw SearchUsageError("--pair-with parent needs --confirm 1 or more: the result's speedup must come from a "
                            "measurement paired with the root");

@@ -283,6 +283,13 @@ TEST_F(HostileCli, NotADatasetDirectoryAndUsageErrorsCarryACode) {
   expect_line("generate --timer sometimes --out " + path("g"), "U001 at `steptp generate`: --timer must be real or fixed");
   expect_line("search --out " + path("s"),
               "U001 at `steptp search`: give the roots: a dataset directory, --tasks FILE.jsonl or --workloads NAME...");
+  expect_line("search --workloads ReLU --k -3 --out " + path("s"),
+              "U001 at `steptp search`: --k must be at least 0 (0: the algorithm's)");
+  expect_line("search --workloads ReLU --patience 0 --out " + path("s"),
+              "U001 at `steptp search`: --patience must be at least 1");
+  expect_line("search --workloads ReLU --alpha-pw 1.5 --out " + path("s"),
+              "U001 at `steptp search`: --alpha-pw must be in (0, 1]");
+  EXPECT_FALSE(fs::exists(path("s") + "/summary.json"));
   expect_line("lower --target ptx " + ok, "U001 at `steptp lower`: --target: ptx not in {tir,c,cuda} (see --help)");
   expect_line("lower --target c --no-params " + ok,
               "U001 at `steptp lower`: --params and --no-params need --check (lowering itself does not use values)");
