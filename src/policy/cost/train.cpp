@@ -192,6 +192,108 @@ void score_heldout(const std::vector<Program>& progs, const std::map<std::string
   }
 }
 
+/// The distinct programs of the records read so far, the programs measured within each task and the record
+/// pairs of each workload.
+struct Corpus {
+  std::vector<Program> progs;
+  std::map<std::string, std::size_t> index;                  // task JSON -> program
+  std::map<std::string, std::set<std::size_t>> by_task;      // task_id -> programs measured within it
+  std::map<std::string, std::vector<RecordPair>> rec_pairs;  // workload -> record pairs
+
+  std::size_t intern(ir::Task t) {
+    const std::string key = ir::task_to_json(t);
+    const auto it = index.find(key);
+    if (it != index.end()) return it->second;
+    index[key] = progs.size();
+    Program p;
+    p.workload = t.workload;
+    p.task = std::move(t);
+    progs.push_back(std::move(p));
+    return progs.size() - 1;
+  }
+};
+
+/// The two medians of a record's measurement, when it has them as numbers.
+bool record_latencies(const core::ojson& r, double& before_ns, double& after_ns) {
+  if (!r.contains("measurement") || !r["measurement"].is_object()) return false;
+  const auto& m = r["measurement"];
+  if (!m.contains("before") || !m.contains("after") || !m["before"].contains("median_ns") ||
+      !m["after"].contains("median_ns") || !m["before"]["median_ns"].is_number() ||
+      !m["after"]["median_ns"].is_number())
+    return false;
+  before_ns = m["before"]["median_ns"].get<double>();
+  after_ns = m["after"]["median_ns"].get<double>();
+  return true;
+}
+
+/// Adds the measured records of one JSONL file to `c` (a bad line is D003 at FILE:LINE); counts them in `rep`.
+void read_records(const std::string& file, Corpus& c, TrainReport& rep) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file + ": cannot read");
+  std::size_t line_no = 0;
+  for (std::string line; ir::getline_bounded(in, line, file);) {
+    ++line_no;
+    if (line.empty()) continue;
+    ++rep.records;
+    core::ojson r;
+    try {
+      r = core::ojson::parse(line);
+    } catch (const std::exception&) {
+      throw dataset::DatasetDirError(Code::D003, file + ":" + std::to_string(line_no), "not a JSON line");
+    }
+    double bn = 0, an = 0;
+    if (!record_latencies(r, bn, an)) continue;
+    ++rep.measured_records;
+    std::size_t b = 0, a = 0;
+    try {
+      b = c.intern(dataset::record_task(r, false));
+      a = c.intern(dataset::record_task(r, true));
+    } catch (const std::exception&) {
+      ++rep.skipped_records;
+      continue;
+    }
+    if (!(bn > 0) || !(an > 0)) {
+      ++rep.skipped_records;
+      continue;
+    }
+    c.progs[b].latencies_ns.push_back(bn);
+    c.progs[a].latencies_ns.push_back(an);
+    const std::string task_id = file + "#" + r.value("task_id", std::string());  // a task of one file
+    c.by_task[task_id].insert(b);
+    c.by_task[task_id].insert(a);
+    c.rec_pairs[c.progs[b].workload].push_back({b, a, bn, an});
+  }
+}
+
+/// Targets, features and the analytical estimate of every program (`all`), and the training rows: one per (task,
+/// program measured in it) of the tasks not held out, grouped by task for the ranking objective.
+void featurize(Corpus& c, const std::set<std::string>& held, const TrainOptions& o, Rows& all, Rows& train_rows,
+               TrainReport& rep) {
+  const std::size_t cols = feature_names().size();
+  const std::size_t ideal_at = feature_index("ideal_s"), analytical_at = feature_index("analytical_s");
+  for (auto& p : c.progs) {
+    p.log2_s = std::log2(median(p.latencies_ns) * 1e-9);
+    p.heldout = held.count(p.workload) > 0;
+    const std::vector<double> f = program_features(p.task, o.machine);
+    p.analytical = std::log2(f[analytical_at]);
+    p.log2_ideal = std::log2(f[ideal_at]);
+    for (double x : f) all.x.push_back(static_cast<float>(x));
+    all.margin.push_back(static_cast<float>(p.analytical - p.log2_ideal));
+    if (p.heldout) ++rep.heldout_programs;
+  }
+  for (const auto& [task_id, members] : c.by_task) {
+    if (members.empty() || c.progs[*members.begin()].heldout) continue;
+    for (std::size_t i : members) {
+      train_rows.x.insert(train_rows.x.end(), all.x.begin() + i * cols, all.x.begin() + (i + 1) * cols);
+      train_rows.y.push_back(static_cast<float>(c.progs[i].log2_s - c.progs[i].log2_ideal));
+      train_rows.margin.push_back(all.margin[i]);
+    }
+    train_rows.groups.push_back(static_cast<unsigned>(members.size()));
+  }
+  rep.programs = static_cast<std::int64_t>(c.progs.size());
+  rep.train_programs = rep.programs - rep.heldout_programs;
+}
+
 }  // namespace
 
 core::ojson TrainReport::to_json() const {
@@ -220,121 +322,39 @@ TrainReport train_learned_model(const std::vector<std::string>& datasets, const 
   if (o.max_depth < 1) throw std::runtime_error("--max-depth must be at least 1");
   if (datasets.empty()) throw std::runtime_error("no dataset to train on");
   TrainReport rep;
-  std::vector<std::string> files;
+  Corpus c;
   for (const auto& d : datasets) {
-    files.push_back(records_file(d));
-    rep.dataset += (rep.dataset.empty() ? "" : ", ") + files.back();
+    const std::string file = records_file(d);
+    rep.dataset += (rep.dataset.empty() ? "" : ", ") + file;
+    read_records(file, c, rep);
   }
+  if (c.progs.empty()) throw std::runtime_error(rep.dataset + ": no measured record (generate with measurement)");
 
-  // ---- distinct programs and their measurements ----
-  std::vector<Program> progs;
-  std::map<std::string, std::size_t> index;  // task JSON -> program
-  std::map<std::string, std::set<std::size_t>> by_task;  // task_id -> programs measured within it
-  std::map<std::string, std::vector<RecordPair>> rec_pairs;  // workload -> record pairs
-  auto intern = [&](ir::Task t) {
-    const std::string key = ir::task_to_json(t);
-    auto it = index.find(key);
-    if (it != index.end()) return it->second;
-    index[key] = progs.size();
-    Program p;
-    p.workload = t.workload;
-    p.task = std::move(t);
-    progs.push_back(std::move(p));
-    return progs.size() - 1;
-  };
-  for (const std::string& file : files) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file + ": cannot read");
-  std::size_t line_no = 0;
-  for (std::string line; ir::getline_bounded(in, line, file);) {
-    ++line_no;
-    if (line.empty()) continue;
-    ++rep.records;
-    core::ojson r;
-    try {
-      r = core::ojson::parse(line);
-    } catch (const std::exception&) {
-      throw dataset::DatasetDirError(Code::D003, file + ":" + std::to_string(line_no), "not a JSON line");
-    }
-    if (!r.contains("measurement") || !r["measurement"].is_object()) continue;
-    const auto& m = r["measurement"];
-    if (!m.contains("before") || !m.contains("after") || !m["before"].contains("median_ns") ||
-        !m["after"].contains("median_ns") || !m["before"]["median_ns"].is_number() ||
-        !m["after"]["median_ns"].is_number())
-      continue;
-    ++rep.measured_records;
-    std::size_t b = 0, a = 0;
-    try {
-      b = intern(dataset::record_task(r, false));
-      a = intern(dataset::record_task(r, true));
-    } catch (const std::exception&) {
-      ++rep.skipped_records;
-      continue;
-    }
-    const double bn = m["before"]["median_ns"].get<double>(), an = m["after"]["median_ns"].get<double>();
-    if (!(bn > 0) || !(an > 0)) {
-      ++rep.skipped_records;
-      continue;
-    }
-    progs[b].latencies_ns.push_back(bn);
-    progs[a].latencies_ns.push_back(an);
-    const std::string task_id = file + "#" + r.value("task_id", std::string());  // a task of one file
-    by_task[task_id].insert(b);
-    by_task[task_id].insert(a);
-    rec_pairs[progs[b].workload].push_back({b, a, bn, an});
-  }
-  }
-  if (progs.empty()) throw std::runtime_error(rep.dataset + ": no measured record (generate with measurement)");
-
-  // ---- split, features, targets ----
   std::set<std::string> workloads;
-  for (const auto& p : progs) workloads.insert(p.workload);
+  for (const auto& p : c.progs) workloads.insert(p.workload);
   rep.workloads = static_cast<std::int64_t>(workloads.size());
   const std::set<std::string> held = holdout(workloads, o);
   rep.heldout_workloads.assign(held.begin(), held.end());
-  const std::vector<std::string>& names = feature_names();
-  const std::size_t ideal_at = feature_index("ideal_s"), analytical_at = feature_index("analytical_s");
+  const std::size_t cols = feature_names().size();
   Rows all, train_rows;
-  for (auto& p : progs) {
-    p.log2_s = std::log2(median(p.latencies_ns) * 1e-9);
-    p.heldout = held.count(p.workload) > 0;
-    const std::vector<double> f = program_features(p.task, o.machine);
-    p.analytical = std::log2(f[analytical_at]);
-    p.log2_ideal = std::log2(f[ideal_at]);
-    for (double x : f) all.x.push_back(static_cast<float>(x));
-    all.margin.push_back(static_cast<float>(p.analytical - p.log2_ideal));
-    if (p.heldout) ++rep.heldout_programs;
-  }
-  // training rows: one per (task, program measured in it), grouped by task for the ranking objective
-  for (const auto& [task_id, members] : by_task) {
-    if (members.empty() || progs[*members.begin()].heldout) continue;
-    for (std::size_t i : members) {
-      train_rows.x.insert(train_rows.x.end(), all.x.begin() + i * names.size(), all.x.begin() + (i + 1) * names.size());
-      train_rows.y.push_back(static_cast<float>(progs[i].log2_s - progs[i].log2_ideal));
-      train_rows.margin.push_back(all.margin[i]);
-    }
-    train_rows.groups.push_back(static_cast<unsigned>(members.size()));
-  }
-  rep.programs = static_cast<std::int64_t>(progs.size());
-  rep.train_programs = rep.programs - rep.heldout_programs;
+  featurize(c, held, o, all, train_rows, rep);
   if (train_rows.size() < 2) throw std::runtime_error(rep.dataset + ": fewer than two programs to train on");
 
-  // ---- XGBoost ----
-  const Fit fit = fit_booster(train_rows, all, names.size(), o);
+  const Fit fit = fit_booster(train_rows, all, cols, o);
   double sq = 0;
-  for (std::size_t i = 0; i < progs.size(); ++i) {
-    progs[i].learned = fit.scale * fit.raw.at(i) + fit.offset + progs[i].log2_ideal;
-    if (!progs[i].heldout) sq += (progs[i].learned - progs[i].log2_s) * (progs[i].learned - progs[i].log2_s);
+  for (std::size_t i = 0; i < c.progs.size(); ++i) {
+    Program& p = c.progs[i];
+    p.learned = fit.scale * fit.raw.at(i) + fit.offset + p.log2_ideal;
+    if (!p.heldout) sq += (p.learned - p.log2_s) * (p.learned - p.log2_s);
   }
   rep.train_rmse = std::sqrt(sq / static_cast<double>(std::max<std::int64_t>(1, rep.train_programs)));
 
-  if (!o.predictions_path.empty()) write_predictions(o.predictions_path, progs, by_task);
-  score_heldout(progs, by_task, rec_pairs, held, rep);
+  if (!o.predictions_path.empty()) write_predictions(o.predictions_path, c.progs, c.by_task);
+  score_heldout(c.progs, c.by_task, c.rec_pairs, held, rep);
 
-  // ---- the model file ----
   core::ojson file;
   file["format"] = "steptp.cost-model/2";
-  file["features"] = names;
+  file["features"] = feature_names();
   file["machine"] = o.machine.to_json();
   file["booster"] = core::ojson::parse(fit.booster_json);
   file["target"] = {{"objective", o.objective}, {"margin_scale", fit.margin_scale}, {"scale", fit.scale},
