@@ -78,14 +78,22 @@ TEST(RuntimeTimer, CalibrationPicksTheSmallestPowerOfTwoReachingTheMinimumRepeat
 }
 
 TEST(RuntimeTimer, SpinOfKnownDurationIsMeasuredWithinTenPercent) {
-  const auto t = runtime::time_interleaved({spin_kernel(400)}, testing::vec4_buffers(), testing::vec4_inputs(), topts(9, 1.0));
-  ASSERT_TRUE(t.ok) << t.error;
-  const double med = t.programs[0].stats.median;
+  // A 400 µs spin. Another process preempting it (ctest -j2 on 2 cores; CI saw 0.90 ms once) moves the median by
+  // more than 10%, so up to 20 timings (~15 ms each) are taken, as in InterleavedPairGivesThePairedRatio: a correct
+  // timer gets one within 10% on a core that is free for 15 ms, a wrong one never does.
+  double med = 0;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    const auto t =
+        runtime::time_interleaved({spin_kernel(400)}, testing::vec4_buffers(), testing::vec4_inputs(), topts(9, 1.0));
+    ASSERT_TRUE(t.ok) << t.error;
+    med = t.programs[0].stats.median;
+    EXPECT_LE(t.programs[0].stats.q1, med);
+    EXPECT_GE(t.programs[0].stats.q3, med);
+    EXPECT_DOUBLE_EQ(t.programs[0].stats.iqr, t.programs[0].stats.q3 - t.programs[0].stats.q1);
+    if (med > 400e-6 * 0.9 && med < 400e-6 * 1.1) break;
+  }
   EXPECT_GT(med, 400e-6 * 0.9);
   EXPECT_LT(med, 400e-6 * 1.1);
-  EXPECT_LE(t.programs[0].stats.q1, med);
-  EXPECT_GE(t.programs[0].stats.q3, med);
-  EXPECT_DOUBLE_EQ(t.programs[0].stats.iqr, t.programs[0].stats.q3 - t.programs[0].stats.q1);
 }
 
 TEST(RuntimeTimer, InterleavedPairGivesThePairedRatio) {
