@@ -170,7 +170,7 @@ void validate_options(const SearchOptions& opt) {
     throw SearchUsageError("--pair-with " + opt.search.pair_with + ": expected parent or root");
   if (opt.search.confirm < 0) throw SearchUsageError("--confirm must be at least 0");
   const auto& sc = opt.search;
-  if (sc.k < 0) throw SearchUsageError("--k must be at least 0 (0: the algorithm's)");
+  if (sc.k < 0) throw SearchUsageError("--k must be at least 0 (0 picks the algorithm's default)");
   if (sc.patience < 1) throw SearchUsageError("--patience must be at least 1");
   if (sc.beam_width < 1) throw SearchUsageError("--beam-width must be at least 1");
   if (sc.max_depth < 1) throw SearchUsageError("--max-depth must be at least 1");

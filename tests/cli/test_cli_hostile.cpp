@@ -284,7 +284,7 @@ TEST_F(HostileCli, NotADatasetDirectoryAndUsageErrorsCarryACode) {
   expect_line("search --out " + path("s"),
               "U001 at `steptp search`: give the roots: a dataset directory, --tasks FILE.jsonl or --workloads NAME...");
   expect_line("search --workloads ReLU --k -3 --out " + path("s"),
-              "U001 at `steptp search`: --k must be at least 0 (0: the algorithm's)");
+              "U001 at `steptp search`: --k must be at least 0 (0 picks the algorithm's default)");
   expect_line("search --workloads ReLU --patience 0 --out " + path("s"),
               "U001 at `steptp search`: --patience must be at least 1");
   expect_line("search --workloads ReLU --alpha-pw 1.5 --out " + path("s"),
