@@ -127,15 +127,17 @@ class CLowering {
   /// The buffers every generated function receives: the knowns, then the global intermediates, as `__restrict`
   /// parameters (`params`) and the matching arguments (`args`).
   void buffer_params(std::string& params, std::string& args) const {
-    auto add = [&](const std::string& param, const std::string& arg) {
-      params += (params.empty() ? "" : ", ") + param;
-      args += (args.empty() ? "" : ", ") + arg;
-    };
     for (const auto* b : p_.knowns())
-      add(std::string(b->role == ir::Role::Output ? "" : "const ") + c_storage_type(b->dtype) + "* __restrict " +
-              b->name, b->name);
+      add_param(params, args, std::string(b->role == ir::Role::Output ? "" : "const ") + c_storage_type(b->dtype) +
+                                  "* __restrict " + b->name, b->name);
     for (const auto* b : p_.intermediates())
-      if (b->scope == ir::Scope::Global) add(c_storage_type(b->dtype) + "* __restrict " + b->name, b->name);
+      if (b->scope == ir::Scope::Global)
+        add_param(params, args, c_storage_type(b->dtype) + "* __restrict " + b->name, b->name);
+  }
+  /// Appends one parameter and its argument to comma-separated lists.
+  static void add_param(std::string& params, std::string& args, const std::string& param, const std::string& arg) {
+    params += (params.empty() ? "" : ", ") + param;
+    args += (args.empty() ? "" : ", ") + arg;
   }
 
   /// A top-level nest as a call of its own always-inline function whose buffers are `__restrict` parameters
@@ -273,13 +275,10 @@ class CLowering {
     const std::string fn = "leir_iteration" + std::to_string(helper_count_++), v = c_var(c.n.loops[k].var);
     std::string params, args;
     buffer_params(params, args);
-    auto add = [&](const std::string& param, const std::string& arg) {
-      params += (params.empty() ? "" : ", ") + param;
-      args += (args.empty() ? "" : ", ") + arg;
-    };
-    for (const auto* b : open_locals_) add(c_storage_type(b->dtype) + "* __restrict " + b->name, b->name);
-    for (const auto& l : open_loops_) add("int64_t " + l, l);
-    add("int64_t " + v, v);
+    for (const auto* b : open_locals_)
+      add_param(params, args, c_storage_type(b->dtype) + "* __restrict " + b->name, b->name);
+    for (const auto& l : open_loops_) add_param(params, args, "int64_t " + l, l);
+    add_param(params, args, "int64_t " + v, v);
     std::ostringstream body;
     std::swap(os_, body);
     iteration(c, k, 1, true, insimd);
