@@ -5,7 +5,7 @@
 namespace steptp::core {
 
 inline constexpr const char* kSteptpVersion = "0.1.0";
-inline constexpr int kGeneratorVersion = 3;
+inline constexpr int kGeneratorVersion = 4;
 inline constexpr int kLoweringVersion = 3;
 inline constexpr int kRendererVersion = 1;
 inline constexpr int kPromptVersion = 1;

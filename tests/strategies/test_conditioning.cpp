@@ -41,3 +41,16 @@ TEST(Conditioning, DividesByRootThroughABuffer) {
   EXPECT_FALSE(an::divides_by_root(make_task("B^{4}_{tx=0}L^{6}_{a=0}[S_{tx}=S_{tx}+exp(A_{tx,a});];"
                                              "B^{4}_{tx=0}L^{6}_{a=0}[C_{tx,a}=exp(A_{tx,a})/S_{tx};];", io)));
 }
+
+TEST(Conditioning, StatisticOfOneInput) {
+  auto t = make_task(kLayerNorm + std::string("B^{4}_{tx=0}L^{6}_{a=0}[X_{tx}=X_{tx}+A_{tx,a}*W_{a};];"
+                                              "B^{4}_{tx=0}L^{6}_{a=0}[Y_{tx}=Y_{tx}+C_{tx,a};];"),
+                     {{"A", Role::Input, {4, 6}}, {"W", Role::Param, {6}}, {"C", Role::Output, {4, 6}}});
+  auto operand = [&](std::size_t nest) { return t.program.nests[nest].body[0].stmt().rhs.args[1]; };
+  const std::vector<std::string> a{"a"};
+  EXPECT_TRUE(an::statistic_of_one_input(t, operand(0), a));   // A/6.0
+  EXPECT_TRUE(an::statistic_of_one_input(t, operand(1), a));   // (A - M)**2/6.0: M is broadcast over a
+  EXPECT_FALSE(an::statistic_of_one_input(t, operand(4), a));  // A*W: two buffers read with a
+  EXPECT_FALSE(an::statistic_of_one_input(t, operand(5), a));  // C: an output, not an input
+  EXPECT_FALSE(an::statistic_of_one_input(t, operand(0), {"b"}));  // no buffer read with the reduction key
+}

@@ -67,6 +67,38 @@ TEST(LoopReorder, NoReassociationInAProgramThatDividesByARoot) {
   EXPECT_TRUE(candidate_ids("reduction_factorization", norm).empty());
 }
 
+TEST(ReductionFactorization, NormalisationStatisticsTakeLanesOnly) {
+  // Entry 17 "Refused": in a program that divides by a root, LayerNorm's sums of x and of (x - mean)**2 over 8
+  // elements take the lanes variant only (no split at v); the matrix product and the sum over its intermediate
+  // (GroupNorm after a Gemm) take none.
+  const std::vector<st::testing::KnownSpec> io{{"A", R::Input, {2, 8}}, {"C", R::Output, {2, 8}}};
+  auto ln = make_task("B^{2}_{tx=0}L^{8}_{a=0}[M_{tx}=M_{tx}+A_{tx,a};];"
+                      "B^{2}_{tx=0}L^{8}_{a=0}[Q_{tx}=Q_{tx}+(A_{tx,a}-M_{tx}/8.0)**2;];"
+                      "B^{2}_{tx=0}L^{8}_{a=0}[C_{tx,a}=(A_{tx,a}-M_{tx}/8.0)/sqrt(Q_{tx}/8.0+1e-05);];",
+                      io);
+  EXPECT_EQ(candidate_ids("reduction_factorization", ln),
+            (std::vector<std::string>{"reduction_factorization@0/s0{r=a,lanes=4}",
+                                      "reduction_factorization@1/s0{r=a,lanes=4}"}));
+  auto a = apply_id("reduction_factorization@1/s0{r=a,lanes=4}", ln);
+  EXPECT_EQ(leir(a), expand_refs("B^{2}_{tx=0}L^{8}_{a=0}[M_{tx}=M_{tx}+A_{tx,a};];"
+                                 "B^{2}_{tx=0}L^{2}_{a=0}L^{4}_{c=0}[D_{tx,c}=D_{tx,c}+(A_{tx,a*4+c}-M_{tx}/8.0)**2;];"
+                                 "B^{2}_{tx=0}L^{4}_{c=0}[Q_{tx}=Q_{tx}+D_{tx,c};];"
+                                 "B^{2}_{tx=0}L^{8}_{a=0}[C_{tx,a}=(A_{tx,a}-M_{tx}/8.0)/sqrt(Q_{tx}/8.0+1e-05);];"));
+  EXPECT_EQ(a.cls, st::Exactness::Reassoc);
+  EXPECT_TRUE(st::testing::equivalent_in_class(ln, a));
+  try {
+    apply_id("reduction_factorization@0/s0{r=a,v=4}", ln);
+    FAIL();
+  } catch (const st::StrategyError& e) {
+    EXPECT_NE(std::string(e.what()).find("lanes variant only"), std::string::npos) << e.what();
+  }
+  auto gn = make_task("B^{2}_{tx=0}L^{8}_{a=0}L^{8}_{c=0}[G_{tx,a}=G_{tx,a}+A_{tx,c}*W_{a,c};];"
+                      "B^{2}_{tx=0}L^{8}_{a=0}[M_{tx}=M_{tx}+G_{tx,a};];"
+                      "B^{2}_{tx=0}L^{8}_{a=0}[C_{tx,a}=(G_{tx,a}-M_{tx}/8.0)/sqrt(M_{tx}**2+1e-05);];",
+                      {{"A", R::Input, {2, 8}}, {"W", R::Param, {8, 8}}, {"C", R::Output, {2, 8}}});
+  EXPECT_TRUE(candidate_ids("reduction_factorization", gn).empty());
+}
+
 TEST(LoopReorder, IslClassWithTwoStatements) {
   // Two statements: the isl path decides; swapping the two reduction keys of S reorders its accumulation (R).
   auto t = make_task("B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[S_{tx}=S_{tx}+A_{tx,a,c};Q_{tx,a,c}=A_{tx,a,c}*2;];",

@@ -1,6 +1,7 @@
 // Numerical conditioning of a program (see conditioning.hpp).
 #include "strategies/analysis/conditioning.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <vector>
@@ -77,6 +78,25 @@ bool divides_by_root(const ir::Task& t) {
     if (hit) return true;
   }
   return false;
+}
+
+bool statistic_of_one_input(const ir::Task& t, const ir::Expr& operand, const std::vector<std::string>& reduction_keys) {
+  auto uses_reduction_key = [&](const ir::Expr& ref) {
+    for (const auto& idx : ref.args)
+      if (any_of_nodes(idx, [&](const ir::Expr& x) {
+            return x.kind == ir::ExprKind::Var &&
+                   std::find(reduction_keys.begin(), reduction_keys.end(), x.text) != reduction_keys.end();
+          }))
+        return true;
+    return false;
+  };
+  std::set<std::string> reduced;  // buffers read with a reduction key
+  ir::visit_expr(operand, [&](const ir::Expr& x) {
+    if (x.is_ref() && uses_reduction_key(x)) reduced.insert(x.text);
+  });
+  if (reduced.size() != 1) return false;
+  const ir::KnownBuffer* kb = t.find_known(*reduced.begin());
+  return kb && kb->role != ir::Role::Output;
 }
 
 }  // namespace steptp::strategy::analysis

@@ -26,4 +26,11 @@ std::set<std::string> source_buffers(const ir::Task& t, const std::string& buffe
 /// for cosine similarity; false for a constant root such as GELU's `x/sqrt(2)`.
 bool divides_by_root(const ir::Task& t);
 
+/// Is the reduced operand `operand` a statistic of one input tensor: exactly one buffer is read with a subscript
+/// that uses a key of `reduction_keys`, that buffer is a known non-output buffer, and every other buffer read is
+/// indexed without them (a statistic computed earlier, broadcast over the group)? True for the sums of a
+/// normalisation (LayerNorm's sum of x and of (x - mean)**2, RMSNorm's sum of squares); false for a matrix product
+/// (two buffers read with the reduction key) and for a sum over an intermediate (GroupNorm after a Gemm).
+bool statistic_of_one_input(const ir::Task& t, const ir::Expr& operand, const std::vector<std::string>& reduction_keys);
+
 }  // namespace steptp::strategy::analysis

@@ -32,10 +32,14 @@ namespace {
 struct SiteInfo {
   analysis::Reduction red;
   std::vector<std::pair<std::string, std::int64_t>> axes;  // reduction keys with extent >= 2, header order
+  bool lanes_only = false;  // a statistic of one input in a program that divides by a root (entry 17 "Refused")
 };
 
 /// The site of nest i, if any. A + - * reduction (reassociated by rfactor) of a program that divides by a root is
-/// none: the normalisation amplifies the changed rounding (entry 17 "Refused"; analysis/conditioning.hpp).
+/// none, as the normalisation amplifies a changed rounding (analysis/conditioning.hpp), except that a statistic
+/// of one input tensor (a normalisation's own sums) takes the lanes variant: chains of n/w and w additions where
+/// the original had one of n, so the change stays within the original's rounding allowance (LEIR.md §11 step 4b),
+/// where a split at v leaves a chain of up to n-1 additions rounded at other points.
 std::optional<SiteInfo> site_info(const ir::Task& t, std::uint32_t i) {
   const ir::Program& p = t.program;
   const ir::Nest& n = p.nests[i];
@@ -43,8 +47,8 @@ std::optional<SiteInfo> site_info(const ir::Task& t, std::uint32_t i) {
   auto stmts = analysis::collect_stmts(n, {i});
   auto red = analysis::match_reduction(p, stmts[0]);
   if (!red || !red->unused_keys.empty()) return std::nullopt;
-  if (analysis::reassociates(red->op) && analysis::divides_by_root(t)) return std::nullopt;
-  SiteInfo s{*red, {}};
+  SiteInfo s{*red, {}, analysis::reassociates(red->op) && analysis::divides_by_root(t)};
+  if (s.lanes_only && !analysis::statistic_of_one_input(t, *red->operand, red->reduction_keys)) return std::nullopt;
   for (const auto& l : n.loops)
     if (l.extent >= 2 && std::find(red->reduction_keys.begin(), red->reduction_keys.end(), l.var) !=
                              red->reduction_keys.end())
@@ -71,7 +75,10 @@ std::vector<Site> enumerate_rfactor(const ir::Task& t) {
     ParamSpace ps;
     auto axes = std::make_shared<std::vector<std::pair<std::string, std::int64_t>>>(s->axes);
     ps.count = 0;
-    for (const auto& [k, n] : *axes) ps.count += static_cast<std::uint64_t>(n - 1) + lane_counts(n).size();
+    const bool lanes_only = s->lanes_only;
+    for (const auto& [k, n] : *axes)
+      ps.count += (lanes_only ? 0 : static_cast<std::uint64_t>(n - 1)) + lane_counts(n).size();
+    if (ps.count == 0) continue;
     ps.gen = [axes](std::uint64_t idx) {
       for (const auto& [k, n] : *axes) {
         const auto ws = lane_counts(n);
@@ -229,6 +236,8 @@ Applied apply_rfactor(const ir::Task& t, const Candidate& c) {
   bool lanes = false;
   for (const auto& prm : c.params) lanes = lanes || prm.name == "lanes";
   if (lanes) return apply_lanes(x, param_int(c, "lanes"));
+  if (x.s.lanes_only)
+    throw_bad_params(c.id() + ": a statistic of a program that divides by a root takes the lanes variant only");
   const std::string& r = x.r;
   const std::int64_t n = x.n;
   const std::int64_t v = param_int(c, "v");
