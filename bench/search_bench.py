@@ -21,8 +21,8 @@ rounds and the median of the per-round ratios, with their geomean.
 with a "path" member (two shapes of one workload, as in bench/gemm_odd_tasks.json) (workload, params, steps by
 candidate id; `steptp replay` rebuilds it), replacing a stored one only when the new speedup over naive is higher.
 --replay DIR: instead of searching, replays every stored path (`steptp replay --measure`: re-verified, timed paired
-with its naive program, OpenBLAS beside it) after a PyTorch run, for --retime-rounds rounds, and reports medians
-(OUT/replay_results.md): the figures of bench/RESULTS.md re-taken from bench/paths by anyone.
+with its naive program, OpenBLAS beside it) right after PyTorch on the same task, for --retime-rounds rounds, and
+reports medians (OUT/replay_results.md): the figures of bench/RESULTS.md re-taken from bench/paths by anyone.
 
 --algorithms: runs every algorithm (chain greedy beam dfs bfs mcts) x policy (--policies, default random cost) on
 the same tasks and budgets, each into OUT/search-A-P, and tabulates fast_1.0, fast_2.0 and geomean_speedup from
@@ -115,6 +115,26 @@ def run_pytorch(args, out, threads=None):
     return True, ""
 
 
+def torch_of_task(args, task, stem):
+    """PyTorch eager on one task, right before its replay (a process of its own, so that a guest whose speed drifts
+    over minutes moves both sides of the ratio alike): {(workload, params JSON): row}, the faster of the
+    --threads and 1-thread runs when --threads > 1 (PyTorch at its best: slower on more threads for some, MHA)."""
+    one_task = stem + ".tasks.json"
+    with open(one_task, "w") as f:
+        json.dump([task], f)
+    rows = []
+    for n in ([args.threads] + ([1] if args.threads > 1 else [])):
+        out = f"{stem}-{n}thread.jsonl"
+        run_pytorch(argparse.Namespace(**{**vars(args), "tasks": one_task, "limit": 0}), out, threads=n)
+        rows += read_jsonl(out)
+    by = {}
+    for r in rows:
+        key = (r["workload"], json.dumps(r["params"], sort_keys=True))
+        if r.get("median_ns") and (key not in by or r["median_ns"] < by[key]["median_ns"]):
+            by[key] = r
+    return by
+
+
 def retime(args, tasks, emitted, results, out_dir):
     """Back-to-back re-timing (module docstring): {task index: (best_ns, torch_ns, ratio)}, medians over the rounds.
     Each round runs pytorch_eager.py over every task in one process, as the main run does (a fresh process timing a
@@ -197,32 +217,19 @@ def save_paths(args, tasks, search_dir):
 
 
 def replay_report(args, tasks):
-    """--replay DIR: rounds of PyTorch over every task (one process) and `steptp replay --measure` of every stored
-    path (re-verified, timed paired with its naive program, OpenBLAS beside it); medians over the rounds."""
+    """--replay DIR: rounds of, per task, PyTorch (torch_of_task) then `steptp replay --measure` of its stored path
+    (re-verified, timed paired with its naive program, OpenBLAS beside it); medians over the rounds."""
     rows = {i: {"naive": [], "best": [], "torch": [], "blas": [], "ratio": []} for i in range(len(tasks))}
     info = {}
     for i, t in enumerate(tasks):
         if not os.path.exists(os.path.join(args.replay, path_name(t))):
             log(f"replay: {t['workload']}: no stored path {os.path.join(args.replay, path_name(t))}")
     for k in range(max(1, args.retime_rounds)):
-        torch_out = os.path.join(args.out, f"replay-pytorch-{k}.jsonl")
-        torch_rows = []
-        if not args.no_pytorch:
-            run_pytorch(args, torch_out)
-            torch_rows = read_jsonl(torch_out)
-        if args.threads > 1 and not args.no_pytorch:  # PyTorch at its best: slower on more threads for some (MHA)
-            one = os.path.join(args.out, f"replay-pytorch-{k}-1thread.jsonl")
-            run_pytorch(args, one, threads=1)
-            torch_rows += read_jsonl(one)
-        torch_by = {}
-        for r in torch_rows:
-            key = (r["workload"], json.dumps(r["params"], sort_keys=True))
-            if r.get("median_ns") and (key not in torch_by or r["median_ns"] < torch_by[key]["median_ns"]):
-                torch_by[key] = r
         for i, t in enumerate(tasks):
             path = os.path.join(args.replay, path_name(t))
             if not os.path.exists(path):
                 continue
+            torch_by = {} if args.no_pytorch else torch_of_task(args, t, os.path.join(args.out, f"replay-pytorch-{k}-{i}"))
             cmd = [args.steptp, "replay", path, "--measure", "--repeats", str(args.repeats or 15), "--threads",
                    str(args.threads)] + args.replay_arg
             m = subprocess.run(cmd, capture_output=True, text=True)
@@ -255,8 +262,9 @@ def replay_report(args, tasks):
     lines = header(args, f"Best replayable programs ({args.replay}) against PyTorch eager and OpenBLAS",
                    [f"* paths: {args.replay}; `steptp replay PATH --measure --repeats {args.repeats or 15} --threads "
                     f"{args.threads}{extra}` per task, "
-                    f"{max(1, args.retime_rounds)} rounds, each after one pytorch_eager.py run over every task; "
-                    "medians over the rounds (best/PyTorch: median of the per-round ratios)" + torch_text,
+                    f"{max(1, args.retime_rounds)} rounds; PyTorch timed on each task right before its replay "
+                    "(pytorch_eager.py, a process per task); medians over the rounds (best/PyTorch: median of the "
+                    "per-round ratios)" + torch_text,
                     f"* OpenBLAS: {lib_text}",
                     "* steptp kernels: " + ("FMA contraction (`-ffp-contract=fast`, replay's default), "
                                             if any(j.get("fp_contract") for j in info.values())
