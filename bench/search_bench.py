@@ -555,7 +555,7 @@ def main():
                          "its speedup over naive beats the stored one")
     ap.add_argument("--replay", metavar="DIR",
                     help="instead of searching: replay, re-verify and time every task's DIR/WORKLOAD.json or DIR/PATH.json (steptp replay "
-                         "--measure) beside PyTorch, --retime-rounds rounds")
+                         "--measure), each right after PyTorch on the same task (a process per task), --retime-rounds rounds")
     args = ap.parse_args()
 
     if not os.access(args.steptp, os.X_OK):

@@ -135,6 +135,11 @@ int run_replay(const ReplayOpts& o) {
   if (!g.equivalent)
     std::cerr << "steptp: replay: the result is not equivalent to the root: " << g.reason << " "
               << core::terminal_safe(g.detail) << "\n";
+  else if (out.contains("speedup") && out["speedup"].is_number())
+    std::cerr << "replay: " << core::terminal_safe(p.workload) << ": equivalent; "
+              << fmt::format("{:.2f}x", out["speedup"].get<double>()) << " over the root\n";
+  else
+    std::cerr << "replay: " << core::terminal_safe(p.workload) << ": equivalent\n";
   return ok ? 0 : 1;
 }
 
