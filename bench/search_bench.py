@@ -255,7 +255,9 @@ def replay_report(args, tasks):
     med = lambda v: statistics.median(v) if v else None
     lib = next((j["library"] for j in info.values() if j.get("library")), None)
     lib_text = "n/a" if not lib else (f"{lib['library'].get('openblas_core')} ({lib['library'].get('openblas_config')})"
-                                      + (f", run without {', '.join(lib['dropped'])}" if lib.get("dropped") else ""))
+                                      + (f", run without {', '.join(lib['dropped'])}" if lib.get("dropped") else "")
+                                      + "".join(f", forced {k}={v} ({lib.get('forced_reason')})"
+                                                for k, v in (lib.get("forced") or {}).items()))
     torch_text = "" if args.threads == 1 else (f"; PyTorch per task the faster of its {args.threads}-thread and "
                                                "1-thread runs of that round")
     extra = "".join(" " + a for a in args.replay_arg)
@@ -416,6 +418,7 @@ def per_task_report(args, tasks, emitted, results, torch_rows, search_dir, torch
     blas = next((r.get("blas") for r in torch_rows if r.get("blas")), None) or {}
     core = (blas.get("openblas") or {}).get("core", "?")
     dropped = ", ".join(f"{k}={v}" for k, v in sorted((blas.get("dropped") or {}).items())) or "none"
+    dropped += "".join(f"; forced: {k}={v}" for k, v in sorted((blas.get("forced") or {}).items()))
     extra = [f"* search: `--algorithm {args.algorithm} --policy {args.policy}`, results in `{search_dir}`",
              f"* PyTorch eager: {'torch ' + torch_ver if torch_ver else 'n/a'} (bench/pytorch_eager.py, "
              f"/usr/bin/python3, torch.no_grad, median of 15 repeats of >= 1 ms){torch_note}; its OpenBLAS core "

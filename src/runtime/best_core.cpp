@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -38,13 +39,16 @@ core::ojson forcing_vars_set() {
   return set;
 }
 
-/// Runs `steptp library-baseline ARGS` without the forcing variables; its last output line parsed, or null.
-core::ojson run_child(const std::vector<std::string>& args, std::string* why) {
+/// Runs `steptp library-baseline ARGS` without the forcing variables, with `env` set (a core forced by
+/// probe()); its last output line parsed, or null.
+core::ojson run_child(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                      std::string* why) {
   std::vector<std::string> argv{self_executable(), "library-baseline"};
   argv.insert(argv.end(), args.begin(), args.end());
-  const SandboxResult r = run_sandboxed(argv, {}, 600.0, 0, kForcingVars);
+  const SandboxResult r = run_sandboxed(argv, env, 600.0, 0, kForcingVars);
   if (!r.ok) {
-    *why = "the child without the variables failed: " + r.reason;
+    *why = (env.empty() ? "the child without the variables failed: " : "the child with a forced core failed: ") +
+           r.reason;
     return nullptr;
   }
   std::string out = r.output;
@@ -63,23 +67,60 @@ core::ojson in_process(const std::string& kept_reason) {
           {"dropped", core::ojson::object()}, {"kept_reason", kept_reason.empty() ? core::ojson() : core::ojson(kept_reason)}};
 }
 
-core::ojson probe() {
-  const core::ojson forced = forcing_vars_set();
+bool check_passes(const core::ojson& child) {
+  return child.is_object() && child.value("core_check_max_rel_err", 1.0) <= kBlasCheckTolerance &&
+         child.value("core_check_max_rel_err", -1.0) >= 0;
+}
+
+double check_error(const core::ojson& child) {
+  return child.is_object() ? child.value("core_check_max_rel_err", -1.0) : -1.0;
+}
+
+/// The core OpenBLAS detects: in a child without the forcing variables when they are set and its sgemm check
+/// passes, else in this process.
+core::ojson detected_core(const core::ojson& forced) {
   if (forced.empty()) return in_process("");
   if (self_executable().empty()) return in_process("this program cannot start a steptp child");
   std::string why;
-  core::ojson child = run_child({}, &why);
-  if (child.is_object() && child.value("core_check_max_rel_err", 1.0) <= kBlasCheckTolerance &&
-      child.value("core_check_max_rel_err", -1.0) >= 0) {
+  core::ojson child = run_child({}, {}, &why);
+  if (check_passes(child)) {
     child["dropped"] = forced;
     child["kept_reason"] = nullptr;
     return child;
   }
   if (why.empty())
     why = fmt::format("the core OpenBLAS detects without the variables failed the sgemm check (max rel err {})",
-                      child.is_object() ? child.value("core_check_max_rel_err", -1.0) : -1.0);
+                      check_error(child));
   return in_process(why);
 }
+
+/// detected_core(), unless OpenBLAS detected a core below the CPU's vector ISA (a guest that hides its CPU model:
+/// OpenBLAS 0.3.21 falls back to Prescott's SSE3 kernels on an AVX-512 Xeon): then a child with
+/// OPENBLAS_CORETYPE set to openblas_core_for_cpu(), if its sgemm check passes.
+core::ojson probe() {
+  const core::ojson forced = forcing_vars_set();
+  core::ojson chosen = detected_core(forced);
+  const std::string want = openblas_core_for_cpu();
+  const std::string got = chosen.is_object() ? chosen["library"].value("openblas_core", "") : "";
+  if (want.empty() || openblas_core_level(got) >= openblas_core_level(want) || self_executable().empty())
+    return chosen;
+  std::string why;
+  core::ojson child = run_child({}, {{"OPENBLAS_CORETYPE", want}}, &why);
+  if (check_passes(child)) {
+    child["dropped"] = forced;
+    child["kept_reason"] = nullptr;
+    child["forced"] = {{"OPENBLAS_CORETYPE", want}};
+    child["forced_reason"] = fmt::format("OpenBLAS detected {} on a CPU whose widest kernels are {}'s", got, want);
+    return child;
+  }
+  chosen["forced_reason"] =
+      fmt::format("OPENBLAS_CORETYPE={} was not used: {}", want,
+                  why.empty() ? fmt::format("its sgemm check failed (max rel err {})", check_error(child)) : why);
+  return chosen;
+}
+
+const char* const kAvx512Cores[] = {"SkylakeX", "Cooperlake", "SapphireRapids"};
+const char* const kAvx2Cores[] = {"Haswell", "Zen"};
 
 }  // namespace
 
@@ -105,6 +146,25 @@ double blas_core_check() {
 #endif
 }
 
+std::string openblas_core_for_cpu() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+    return __builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+#endif
+  return "";
+}
+
+int openblas_core_level(const std::string& core) {
+  for (const char* c : kAvx512Cores)
+    if (core == c) return 3;
+  for (const char* c : kAvx2Cores)
+    if (core == c) return 2;
+  return 1;
+}
+
 void set_self_executable(const std::string& path) { self_executable() = path; }
 
 core::ojson baseline_library() {
@@ -117,19 +177,22 @@ core::ojson baseline_library() {
 
 core::ojson time_library_baseline_best(const std::string& workload, const ir::Task& t, int repeats, int threads) {
   const core::ojson lib = baseline_library();
-  if (!lib.is_object() || lib["dropped"].empty() || !library_call(workload, t))
-    return time_library_baseline(workload, t, repeats, threads);
+  const bool child = lib.is_object() && (!lib["dropped"].empty() || lib.contains("forced"));
+  if (!child || !library_call(workload, t)) return time_library_baseline(workload, t, repeats, threads);
+  std::map<std::string, std::string> env;
+  if (lib.contains("forced"))
+    for (const auto& [k, v] : lib["forced"].items()) env[k] = v.get<std::string>();
   const std::string dir = std::filesystem::temp_directory_path() / fmt::format("steptp-baseline-{}", ::getpid());
   std::filesystem::create_directories(dir);
   const std::string task_path = dir + "/task.json";
   ir::write_file_atomic(task_path, ir::task_to_json(t));
   std::string why;
-  core::ojson child = run_child({"--workload", workload, "--task", task_path, "--repeats", std::to_string(repeats),
+  core::ojson timed = run_child({"--workload", workload, "--task", task_path, "--repeats", std::to_string(repeats),
                                  "--threads", std::to_string(threads)},
-                                &why);
+                                env, &why);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
-  if (child.is_object() && child.contains("timing")) return child["timing"];
+  if (timed.is_object() && timed.contains("timing")) return timed["timing"];
   core::ojson own = time_library_baseline(workload, t, repeats, threads);
   if (own.is_object()) own["note"] = "timed in this process, under the forcing variables: " + why;
   return own;

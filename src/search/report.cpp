@@ -291,6 +291,8 @@ static std::string library_baseline_line(const ojson& b) {
   if (!dropped.empty()) line += "; run without " + dropped;
   if (!forced.empty()) line += "; forced by " + forced;
   if (b.contains("kept_reason") && b["kept_reason"].is_string()) line += " (" + b["kept_reason"].get<std::string>() + ")";
+  if (b.contains("forced_reason") && b["forced_reason"].is_string())
+    line += " (" + b["forced_reason"].get<std::string>() + ")";
   return line + ".\n\n";
 }
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "equiv/inputs.hpp"
 #include "frontend/workloads.hpp"
@@ -109,6 +111,36 @@ TEST(LibraryBaseline, SgemmCheckPassesInThisProcess) {
   const double e = blas_core_check();
   EXPECT_GT(e, 0.0);  // f32 rounding is never exact over k = 224
   EXPECT_LE(e, kBlasCheckTolerance);
+}
+
+// The vector level of OpenBLAS's core names, which decides whether the detected core is below the CPU's ISA.
+TEST(LibraryBaseline, CoreLevels) {
+  EXPECT_EQ(openblas_core_level("Prescott"), 1);
+  EXPECT_EQ(openblas_core_level("Sandybridge"), 1);
+  EXPECT_EQ(openblas_core_level(""), 1);
+  EXPECT_EQ(openblas_core_level("Haswell"), 2);
+  EXPECT_EQ(openblas_core_level("Zen"), 2);
+  EXPECT_EQ(openblas_core_level("SkylakeX"), 3);
+  EXPECT_EQ(openblas_core_level("Cooperlake"), 3);
+}
+
+// The core forced on a guest whose CPU model OpenBLAS does not know follows the CPU flags the kernel reports.
+TEST(LibraryBaseline, CoreForCpuFollowsTheCpuFlags) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, flags;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0) {
+      flags = line + " ";
+      break;
+    }
+  if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags";
+  auto has = [&](const char* f) { return flags.find(std::string(" ") + f + " ") != std::string::npos; };
+  std::string want;
+  if (has("avx512f") && has("avx512bw") && has("avx512vl") && has("avx512dq"))
+    want = has("avx512_bf16") ? "Cooperlake" : "SkylakeX";
+  else if (has("avx2") && has("fma"))
+    want = "Haswell";
+  EXPECT_EQ(openblas_core_for_cpu(), want) << flags;
 }
 
 }  // namespace
