@@ -55,6 +55,10 @@ LEIR_HD inline uint16_t float_to_f16(float f) { return steptp_num::f16_bits_from
 LEIR_HD inline float f16_to_float(uint16_t h) { return steptp_num::f32_from_f16_bits(h); }
 LEIR_HD inline uint16_t float_to_bf16(float f) { return steptp_num::bf16_bits_from_f32(f); }
 LEIR_HD inline float bf16_to_float(uint16_t h) { return steptp_num::f32_from_bf16_bits(h); }
+// Eager selects and byte reads of bools (lower/eager_select.hpp): every argument of select is evaluated; a bool
+// element, 0 or 1 as every store leaves it, read as its byte.
+template <class T> LEIR_HD inline T select(bool c, T a, T b) { return c ? a : b; }
+LEIR_HD inline bool load_bool(const bool& b) { return *reinterpret_cast<const unsigned char*>(&b) != 0; }
 LEIR_HD inline float round_f16(float x) { return steptp_num::round_f16(x); }
 LEIR_HD inline float round_bf16(float x) { return steptp_num::round_bf16(x); }
 LEIR_HD inline int64_t floordiv(int64_t a, int64_t b) { return b == 0 ? 0 : steptp_num::floor_div(a, b); }
@@ -254,6 +258,7 @@ std::string CEmitter::load(const Expr& ref) const {
   const std::string a = ref.text + "[" + linear_index(ref) + "]";
   if (t == DType::F16) return "leir::f16_to_float(" + a + ")";
   if (t == DType::BF16) return "leir::bf16_to_float(" + a + ")";
+  if (t == DType::Bool && eager_.byte_reads.count(&ref)) return "leir::load_bool(" + a + ")";
   return a;
 }
 
@@ -324,7 +329,10 @@ std::string CEmitter::raw(const Expr& e) const {
       break;
     case ExprKind::Call: {
       switch (e.fn) {
-        case Func::IfThenElse: return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
+        case Func::IfThenElse:
+          if (eager_.selects.count(&e))
+            return "leir::select<" + c_value_type(t) + ">(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+          return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
         case Func::Max:
         case Func::Min:
           return std::string("leir::") + (e.fn == Func::Max ? "max" : "min") + "<" + c_value_type(t) + ">(" + arg(0) +

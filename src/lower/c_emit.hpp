@@ -7,7 +7,8 @@
 //   _Float16/__bf16, which GCC 12's C++ front end and nvcc host code do not all support) and computed in float,
 //   rounded after every operation (leir::round_f16/round_bf16).
 // * Every operation runs in its static type (§7.3/§8.2): operands are converted first; narrow integers are
-//   computed in int64_t and wrapped; if_then_else is a lazy `?:`; `&`/`|` are `&&`/`||`.
+//   computed in int64_t and wrapped; if_then_else is a lazy `?:`, or leir::select where both arms are safe to
+//   evaluate (lower/eager_select.hpp); `&`/`|` are `&&`/`||`.
 // * Helpers (floor div/mod, NaN-propagating max/min, conversions, f16/bf16 rounding) come from
 //   interp/numeric.hpp — the interpreter's own definitions — whose text is embedded in the translation unit
 //   (tu_prelude), followed by thin `leir::` wrappers (division by zero and invalid float→int give 0 instead of
@@ -20,6 +21,7 @@
 
 #include "lower/common.hpp"
 #include "lower/compact.hpp"
+#include "lower/eager_select.hpp"
 
 namespace steptp::lower {
 
@@ -35,7 +37,7 @@ class CEmitter {
  public:
   /// `compact`: storage plan of compacted s/l buffers (lower/compact.hpp), or null for LEIR's own layout.
   explicit CEmitter(const Prepared& p, const std::map<std::string, CompactBuffer>* compact = nullptr)
-      : p_(p), compact_(compact) {}
+      : p_(p), compact_(compact), eager_(find_eager_selects(p)) {}
   /// Value of `e` converted to `want` (C value type of `want`).
   std::string value(const ir::Expr& e, ir::DType want) const;
   /// A subscript entry, as int64_t arithmetic.
@@ -53,6 +55,7 @@ class CEmitter {
  private:
   const Prepared& p_;
   const std::map<std::string, CompactBuffer>* compact_;
+  EagerSelects eager_;
   std::string raw(const ir::Expr& e) const;  // value of e in its own static type
   std::string load(const ir::Expr& ref) const;
   std::string store(const ir::Expr& ref, const std::string& v) const;

@@ -2,11 +2,15 @@
 // (typed mode) under the §11 comparison on every hand-written task; structural checks of the emitted text.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "base/diag.hpp"
 #include "ir/parser.hpp"
 #include "lower/lower.hpp"
 #include "lower_test_util.hpp"
 #include "runtime/lower_check.hpp"
+#include "runtime/measure.hpp"
 
 namespace steptp {
 namespace {
@@ -54,6 +58,40 @@ TEST(LowerC, FmaContractionChangesRoundingWithinTolerance) {
 TEST(LowerCSlow, EveryHandWrittenTaskMatchesInterpreter) {
   for (const char* file : {"golden/tasks.jsonl", "c_tasks.jsonl"})
     for (const auto& t : testing::load_tasks(file)) expect_equivalent(t);
+}
+
+// Eager selects (lower/eager_select.hpp): an if_then_else whose arms only read in bounds evaluates both arms
+// (leir::select) and reads its bool condition as a byte, so GCC vectorises the attention mask's select as a blend; a
+// guarded read that may fall outside its buffer (padding) keeps the lazy `?:`. Outputs match the interpreter,
+// including the broadcast mask on which GCC 12.2 miscompiles the lazy form's masked loads.
+TEST(LowerC, SafeSelectsAreEagerAndVectorise) {
+  const auto cts = testing::load_tasks("c_tasks.jsonl");
+  const auto& t = testing::task_named(cts, "masked_scores");
+  const std::string c = lower::lower_c(t);
+  EXPECT_NE(c.find("leir::select<float>(leir::load_bool(M[v_tx * 64 + v_a]), -INFINITY, (N[v_tx * 64 + v_a] * "
+                   "(0.25f)))"),
+            std::string::npos)
+      << c;
+  char dir[] = "/tmp/steptp-select-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string src = std::string(dir) + "/k.cpp";
+  FILE* f = std::fopen(src.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(c.data(), 1, c.size(), f);
+  std::fclose(f);
+  std::string out;
+  const int rc = testing::run_command("c++ -x c++ " + runtime::kernel_compile_options(true).flags +
+                                          " -fopt-info-vec-optimized -c " + src + " -o " + dir + "/k.o",
+                                      &out);
+  testing::run_command("rm -rf " + std::string(dir));
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("loop vectorized"), std::string::npos) << out;
+  expect_equivalent(t);
+  expect_equivalent(testing::task_named(cts, "masked_broadcast"));
+  // conv1d_padded reads A at a-1+k under a guard: that arm may fall outside A, so its select stays lazy
+  const std::string conv = lower::lower_c(testing::task_named(testing::load_tasks("golden/tasks.jsonl"), "conv1d_padded"));
+  EXPECT_EQ(conv.find("leir::select<"), std::string::npos) << conv;
+  EXPECT_NE(conv.find(" ? "), std::string::npos) << conv;
 }
 
 TEST(LowerC, EmittedStructure) {
