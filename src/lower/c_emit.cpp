@@ -34,11 +34,10 @@ const char* const kLeirGlue = R"GLUE(// leir:: names used by the generated code,
 #if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define LEIR_VECTOR_MATH 1
 // SIMD variants of libm functions from glibc's libmvec (the kernel links -lmvec; the names are the x86-64 vector
-// ABI's, e.g. _ZGVdN8v_expf): gcc vectorises a loop calling them, which glibc's math.h declares only under
+// ABI's, e.g. _ZGVdN8v_logf): gcc vectorises a loop calling them, which glibc's math.h declares only under
 // -ffast-math. Results may differ from the scalar libm call by libmvec's documented error (a few ulp), within
 // the lowering check's tolerance; nothing is reassociated.
 extern "C" {
-__attribute__((simd("notinbranch"))) float expf(float) noexcept;
 __attribute__((simd("notinbranch"))) double exp(double) noexcept;
 __attribute__((simd("notinbranch"))) float logf(float) noexcept;
 __attribute__((simd("notinbranch"))) double log(double) noexcept;
@@ -71,18 +70,37 @@ LEIR_HD inline double floormod(double a, double b) { return steptp_num::floor_mo
 template <class T> LEIR_HD inline T max(T a, T b) { return steptp_num::nan_max(a, b); }
 template <class T> LEIR_HD inline T min(T a, T b) { return steptp_num::nan_min(a, b); }
 #if defined(LEIR_VECTOR_MATH)
-// exp of an argument below ln of half the smallest subnormal rounds to +0 (f32: -103.972, f64: -745.133): there
-// the vector call gets the lane of leir_exp_zero_arg (0) and the select answers 0. libmvec sends every lane beyond
+// f64 exp of an argument below ln of half the smallest subnormal (-745.133) rounds to +0: there the vector call
+// gets the lane of leir_exp_zero_arg_f64 (0) and the select answers 0. libmvec sends every lane beyond
 // its fast range (a masked attention score's -inf) through the scalar routine, ten times the vector cost. The
 // argument's select uses a lower threshold than the result's and a global GCC cannot fold, else it moves the
 // select past the call and passes the raw argument.
-float leir_exp_zero_arg = 0.0f;
 double leir_exp_zero_arg_f64 = 0.0;
-inline float exp(float x) { const float r = expf(x < -104.0f ? leir_exp_zero_arg : x); return x < -103.98f ? 0.0f : r; }
 inline double exp(double x) { const double r = ::exp(x < -746.0 ? leir_exp_zero_arg_f64 : x); return x < -745.2 ? 0.0 : r; }
 #else
-LEIR_HD inline float exp(float x) { return expf(x); }
 LEIR_HD inline double exp(double x) { return ::exp(x); }
+#endif
+#if defined(__CUDACC__)
+LEIR_HD inline float exp(float x) { return expf(x); }
+#else
+// f32 exp on the host (LEIR.md §10.2): x = n·ln2 + r with n = rint(x·log2 e), |r| ≤ ln2/2 (ln2 in two parts),
+// e^r = 1 + r + r²·Q(r) with Q of degree 4 (relative error 3e-9), times 2^n as two powers of two so that a
+// subnormal result rounds once. The argument is clamped to [-104, 89]: beyond, exp rounds to +0 (answered below
+// -103.98) or overflows; NaN fails the comparisons and passes through. Loops calling it vectorise.
+inline float exp(float x) {
+  const float c = x > 89.0f ? 89.0f : (x < -104.0f ? -104.0f : x);
+  const float n = __builtin_rintf(c * 1.44269504f);
+  const float r = (c - n * 0.693359375f) - n * -2.12194440e-4f;
+  const float q = (((0.00138146477f * r + 0.00836871192f) * r + 0.0416683853f) * r + 0.166665211f) * r + 0.49999994f;
+  const float p = 1.0f + (r + r * r * q);
+  const int32_t k = c == c ? (int32_t)n : 0, k1 = k >> 1;
+  const int32_t b1 = (k1 + 127) << 23, b2 = (k - k1 + 127) << 23;
+  float s1, s2;
+  __builtin_memcpy(&s1, &b1, 4);
+  __builtin_memcpy(&s2, &b2, 4);
+  const float y = p * s1 * s2;
+  return x < -103.98f ? 0.0f : y;
+}
 #endif
 LEIR_HD inline float log(float x) { return logf(x); }
 LEIR_HD inline double log(double x) { return ::log(x); }

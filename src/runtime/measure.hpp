@@ -11,7 +11,7 @@
 namespace steptp::runtime {
 
 /// Linker flags for glibc's vector math library (libmvec, x86-64 glibc only): the C lowering's glue declares the
-/// SIMD variants of expf/logf/erff/powf and their f64 forms there (gcc's `simd` attribute), so the kernel must
+/// SIMD variants of logf/powf and of f64 exp/log/erf/pow there (f32 exp and erf are inline arithmetic) (gcc's `simd` attribute), so the kernel must
 /// record libmvec as needed. Empty elsewhere, where the glue declares nothing.
 #if defined(__x86_64__) && defined(__GLIBC__)
 #define STEPTP_VECTOR_MATH_LINK " -Wl,--no-as-needed -lmvec"
@@ -24,7 +24,7 @@ struct CompileOptions {
   // -ffp-contract=off: no fused multiply-add, so every operation rounds in its type as the interpreter does
   // (LEIR.md §8.2); GCC contracts a*b+c by default, which differs in the last f32 bit.
   // -fno-math-errno: libm calls need not set errno (LEIR has no errno), so sqrt becomes one instruction and loops
-  // calling exp/log/erf/pow can be vectorised with glibc's libmvec (declared in the C lowering's glue,
+  // calling log/pow (and f64 exp/erf) can be vectorised with glibc's libmvec (declared in the C lowering's glue,
   // lower/c_emit.cpp; linked with STEPTP_VECTOR_MATH_LINK). No value changes: unlike -ffast-math nothing is
   // reassociated.
   // (One literal, joined by the preprocessor: a std::string concatenation here, inlined into every default
