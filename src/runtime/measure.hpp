@@ -11,8 +11,8 @@
 namespace steptp::runtime {
 
 /// Linker flags for glibc's vector math library (libmvec, x86-64 glibc only): the C lowering's glue declares the
-/// SIMD variants of logf/powf and of f64 exp/log/erf/pow there (f32 exp and erf are inline arithmetic) (gcc's `simd` attribute), so the kernel must
-/// record libmvec as needed. Empty elsewhere, where the glue declares nothing.
+/// SIMD variants of logf/powf and of the f64 exp/log/erf/pow there (gcc's `simd` attribute; f32 exp and erf are
+/// inline arithmetic), so the kernel must record libmvec as needed. Empty elsewhere, where the glue declares nothing.
 #if defined(__x86_64__) && defined(__GLIBC__)
 #define STEPTP_VECTOR_MATH_LINK " -Wl,--no-as-needed -lmvec"
 #else
