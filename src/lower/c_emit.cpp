@@ -82,6 +82,7 @@ LEIR_HD inline double exp(double x) { return ::exp(x); }
 #endif
 #if defined(__CUDACC__)
 LEIR_HD inline float exp(float x) { return expf(x); }
+LEIR_HD inline float erf(float x) { return erff(x); }
 #else
 // f32 exp on the host (LEIR.md §10.2): x = n·ln2 + r with n = rint(x·log2 e), |r| ≤ ln2/2 (ln2 in two parts),
 // e^r = 1 + r + r²·Q(r) with Q of degree 4 (relative error 3e-9), times 2^n as two powers of two so that a
@@ -101,14 +102,6 @@ inline float exp(float x) {
   const float y = p * s1 * s2;
   return x < -103.98f ? 0.0f : y;
 }
-#endif
-LEIR_HD inline float log(float x) { return logf(x); }
-LEIR_HD inline double log(double x) { return ::log(x); }
-LEIR_HD inline float sqrt(float x) { return sqrtf(x); }
-LEIR_HD inline double sqrt(double x) { return ::sqrt(x); }
-#if defined(__CUDACC__)
-LEIR_HD inline float erf(float x) { return erff(x); }
-#else
 // f32 erf on the host (LEIR.md §10.2): c·P(c²)/Q(c²) with c = x clamped to ±3.93, beyond which erf rounds to ±1;
 // a rational fit of relative error 3.6e-8 whose f32 evaluation is within 8 ulp of erf. It is inline arithmetic,
 // so loops calling it vectorise without a library call. NaN fails both comparisons and passes through.
@@ -122,6 +115,10 @@ inline float erf(float x) {
   return c * p / q;
 }
 #endif
+LEIR_HD inline float log(float x) { return logf(x); }
+LEIR_HD inline double log(double x) { return ::log(x); }
+LEIR_HD inline float sqrt(float x) { return sqrtf(x); }
+LEIR_HD inline double sqrt(double x) { return ::sqrt(x); }
 LEIR_HD inline double erf(double x) { return ::erf(x); }
 LEIR_HD inline float square(float a) { return a * a; }
 LEIR_HD inline double square(double a) { return a * a; }

@@ -13,13 +13,18 @@
 namespace steptp {
 namespace {
 
+// Compiled between the prelude and each driver: bit casts and the f32 spacing at a result (2^-149 at 0).
+const char* const kDriverHelpers = R"DRV(
+static float from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static double ulp_of(float r) {
+  uint32_t u; float a = r < 0 ? -r : r; memcpy(&u, &a, 4);
+  return a == 0 ? 0x1p-149 : (double)from_bits(u + 1) - (double)a;
+}
+)DRV";
+
 // Compiled after the prelude: sweeps the f32 bit patterns of [-4.5, 4.5] in steps of 16 and prints the largest
 // distance in ulp of f32(erf(double)) and the special values, one per line.
 const char* const kErfDriver = R"DRV(
-static float from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static double ulp_of(float r) {  // the f32 spacing at |r| (erf is below 1 in magnitude)
-  uint32_t u; float a = r < 0 ? -r : r; memcpy(&u, &a, 4); return (double)from_bits(u + 1) - (double)a;
-}
 __attribute__((noinline)) void erf_loop(const float* x, float* y, int n) {
   for (int i = 0; i < n; ++i) y[i] = leir::erf(x[i]);
 }
@@ -29,7 +34,7 @@ int main() {
     for (uint32_t u = 0; u <= 0x40900000u; u += 16) {  // 0x40900000 = 4.5f
       const float x = from_bits(u | (sign ? 0x80000000u : 0u));
       const float r = leir::erf(x), e = (float)::erf((double)x);
-      const double d = ((double)r - (double)e) / (e == 0 ? 1e-45 : ulp_of(e));
+      const double d = ((double)r - (double)e) / ulp_of(e);
       if ((d < 0 ? -d : d) > worst) { worst = d < 0 ? -d : d; worst_at = x; }
       ++n;
     }
@@ -48,8 +53,6 @@ int main() {
 // Sweeps every 16th f32 in [-104.5, 89.5] against libm's f64 exp rounded to f32 (ulp distance; an infinity must
 // match exactly) and prints the special values.
 const char* const kExpDriver = R"DRV(
-static float from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static uint32_t bits_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 __attribute__((noinline)) void exp_loop(const float* x, float* y, int n) {
   for (int i = 0; i < n; ++i) y[i] = leir::exp(x[i]);
 }
@@ -62,8 +65,7 @@ int main() {
       const float r = leir::exp(x), e = (float)::exp((double)x);
       ++n;
       if (e > 3.4e38f * 2 || r > 3.4e38f * 2) { inf_mismatch += (r != e); continue; }
-      const double ulp = e == 0 ? 0x1p-149 : (double)from_bits(bits_of(e) + 1) - (double)e;
-      const double d = ((double)r - (double)e) / ulp;
+      const double d = ((double)r - (double)e) / ulp_of(e);
       if ((d < 0 ? -d : d) > worst) { worst = d < 0 ? -d : d; worst_at = x; }
     }
   float xs[4] = {1.0f, -1.0f, 10.0f, -20.0f}, ys[4];
@@ -81,14 +83,14 @@ struct Built {
   std::string build, out, symbols;
 };
 
-// Compiles the prelude followed by `driver` as an executable with the kernels' code generation flags, runs it and
-// lists its symbols.
+// Compiles the prelude and the helpers followed by `driver` as an executable with the kernels' code generation
+// flags, runs it and lists its symbols.
 Built build_and_run(const char* driver) {
   Built b;
   char dir[] = "/tmp/steptp-math-XXXXXX";
   if (!mkdtemp(dir)) return b;
   const std::string d(dir), src = d + "/m.cpp";
-  const std::string text = lower::tu_prelude(false) + driver;
+  const std::string text = lower::tu_prelude(false) + kDriverHelpers + driver;
   if (FILE* f = std::fopen(src.c_str(), "w")) {
     std::fwrite(text.data(), 1, text.size(), f);
     std::fclose(f);
@@ -105,7 +107,7 @@ Built build_and_run(const char* driver) {
 
 // Did GCC report the loop on the driver's line holding `marker` as vectorised?
 bool vectorized_at(const Built& b, const char* driver, const std::string& marker) {
-  const std::string prelude = lower::tu_prelude(false), d(driver);
+  const std::string prelude = lower::tu_prelude(false) + kDriverHelpers, d(driver);
   const auto lines = [](const std::string& t, std::size_t end) {
     std::size_t n = 0;
     for (std::size_t i = 0; i < end && i < t.size(); ++i) n += t[i] == '\n';
